@@ -1,0 +1,17 @@
+/** The composition root: builds every service once per request (or per alarm / cron invocation). */
+import { type Config, configFor } from "./config/config";
+import { createDb, type Db } from "./db/client";
+import { type Clock, systemClock } from "./domain/clock";
+import type { Env } from "./env";
+
+export interface Services {
+  config: Config;
+  db: Db;
+  clock: Clock;
+}
+
+export function buildServices(env: Env, _ctx?: ExecutionContext): Services {
+  const config = configFor(env);
+  const db = createDb(config);
+  return { config, db, clock: systemClock };
+}

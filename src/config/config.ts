@@ -1,0 +1,172 @@
+import { z } from "zod";
+
+/** A setting that is missing or malformed; names the setting so start-up errors are actionable. */
+export class ConfigError extends Error {
+  constructor(readonly issues: { setting: string; message: string }[]) {
+    super(`Invalid configuration: ${issues.map((i) => `${i.setting}: ${i.message}`).join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const intSetting = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+const modelRef = z
+  .string()
+  .regex(/^(anthropic|openai):\S+$/, 'must look like "anthropic:<model>" or "openai:<model>"')
+  .transform((value) => {
+    const [provider, ...rest] = value.split(":");
+    return { provider: provider as "anthropic" | "openai", model: rest.join(":") };
+  });
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const optionalUrl = optionalString.pipe(z.url().optional());
+
+const rawSchema = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// connection string"),
+  /** Local stand-in for Neon's endpoints (http://host:port). Never set in production. */
+  NEON_LOCAL_ENDPOINT: optionalUrl,
+
+  AUTH_JWT_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  AUTH_JWKS_URL: optionalUrl,
+  AUTH_ISSUER: optionalString,
+  AUTH_AUDIENCE: optionalString,
+
+  GENERATOR_MODEL: optionalString.pipe(modelRef.optional()),
+  JUDGE_MODEL: optionalString.pipe(modelRef.optional()),
+  ANTHROPIC_API_KEY: optionalString,
+  OPENAI_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  OPENAI_BASE_URL: optionalUrl,
+  LLM_TIMEOUT_SECONDS: intSetting(120, 1, 600),
+
+  MEMORY_TTL_HOURS: intSetting(24, 1, 24 * 365),
+  MIN_REFRESH_INTERVAL_MINUTES: intSetting(60, 0, 24 * 60),
+  INGEST_DEBOUNCE_SECONDS: intSetting(300, 0, 24 * 3600),
+  MAX_RUN_ATTEMPTS: intSetting(4, 1, 20),
+  RETRY_BASE_SECONDS: intSetting(60, 1, 24 * 3600),
+  RUN_LEASE_SECONDS: intSetting(900, 30, 3600),
+
+  SWEEP_PAGE_SIZE: intSetting(1000, 1, 10_000),
+  SWEEP_MAX_DISPATCH: intSetting(900, 1, 100_000),
+  SWEEP_SPREAD_MINUTES: intSetting(60, 0, 24 * 60),
+
+  AGENT_MAX_TURNS: intSetting(12, 1, 100),
+  AGENT_MAX_TOOL_CALLS: intSetting(40, 1, 500),
+  AGENT_MAX_TOKENS: intSetting(200_000, 1000, 10_000_000),
+  AGENT_WALL_SECONDS: intSetting(300, 5, 840),
+});
+
+export type ModelRef = { provider: "anthropic" | "openai"; model: string };
+
+export type Auth =
+  | { kind: "hs256"; secret: string; issuer?: string; audience?: string }
+  | { kind: "jwks"; jwksUrl: string; issuer: string; audience: string };
+
+export interface Config {
+  databaseUrl: string;
+  neonLocalEndpoint?: string;
+  auth: Auth;
+  llm: {
+    generator?: ModelRef;
+    judge?: ModelRef;
+    anthropic: { apiKey?: string; baseUrl?: string };
+    openai: { apiKey?: string; baseUrl?: string };
+    timeoutMs: number;
+  };
+  memory: {
+    ttlMs: number;
+    minIntervalMs: number;
+    ingestDebounceMs: number;
+    maxAttempts: number;
+    retryBaseMs: number;
+    runLeaseMs: number;
+  };
+  sweep: { pageSize: number; maxDispatch: number; spreadMs: number };
+  budgets: { maxTurns: number; maxToolCalls: number; maxTokens: number; wallMs: number };
+}
+
+type RawEnv = Record<string, unknown>;
+
+/** Parses the worker's environment once into a typed Config, or throws a ConfigError naming each bad setting. */
+export function parseConfig(env: RawEnv): Config {
+  const strings = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => typeof v === "string" || typeof v === "number"),
+  );
+  const parsed = rawSchema.safeParse(strings);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        setting: String(issue.path[0] ?? "(config)"),
+        message: issue.message,
+      })),
+    );
+  }
+  const c = parsed.data;
+  return {
+    databaseUrl: c.DATABASE_URL,
+    neonLocalEndpoint: c.NEON_LOCAL_ENDPOINT,
+    auth: parseAuth(c),
+    llm: {
+      generator: c.GENERATOR_MODEL,
+      judge: c.JUDGE_MODEL ?? c.GENERATOR_MODEL,
+      anthropic: { apiKey: c.ANTHROPIC_API_KEY, baseUrl: c.ANTHROPIC_BASE_URL },
+      openai: { apiKey: c.OPENAI_API_KEY, baseUrl: c.OPENAI_BASE_URL },
+      timeoutMs: c.LLM_TIMEOUT_SECONDS * 1000,
+    },
+    memory: {
+      ttlMs: c.MEMORY_TTL_HOURS * 3600_000,
+      minIntervalMs: c.MIN_REFRESH_INTERVAL_MINUTES * 60_000,
+      ingestDebounceMs: c.INGEST_DEBOUNCE_SECONDS * 1000,
+      maxAttempts: c.MAX_RUN_ATTEMPTS,
+      retryBaseMs: c.RETRY_BASE_SECONDS * 1000,
+      runLeaseMs: c.RUN_LEASE_SECONDS * 1000,
+    },
+    sweep: {
+      pageSize: c.SWEEP_PAGE_SIZE,
+      maxDispatch: c.SWEEP_MAX_DISPATCH,
+      spreadMs: c.SWEEP_SPREAD_MINUTES * 60_000,
+    },
+    budgets: {
+      maxTurns: c.AGENT_MAX_TURNS,
+      maxToolCalls: c.AGENT_MAX_TOOL_CALLS,
+      maxTokens: c.AGENT_MAX_TOKENS,
+      wallMs: c.AGENT_WALL_SECONDS * 1000,
+    },
+  };
+}
+
+function parseAuth(c: z.infer<typeof rawSchema>): Auth {
+  if (c.AUTH_JWKS_URL) {
+    const missing = (["AUTH_ISSUER", "AUTH_AUDIENCE"] as const).filter((k) => !c[k]);
+    if (missing.length > 0) {
+      throw new ConfigError(missing.map((setting) => ({ setting, message: "required with AUTH_JWKS_URL" })));
+    }
+    return { kind: "jwks", jwksUrl: c.AUTH_JWKS_URL, issuer: c.AUTH_ISSUER!, audience: c.AUTH_AUDIENCE! };
+  }
+  if (c.AUTH_JWT_SECRET) {
+    return { kind: "hs256", secret: c.AUTH_JWT_SECRET, issuer: c.AUTH_ISSUER, audience: c.AUTH_AUDIENCE };
+  }
+  throw new ConfigError([
+    {
+      setting: "AUTH_JWT_SECRET",
+      message: "set AUTH_JWT_SECRET, or AUTH_JWKS_URL with AUTH_ISSUER and AUTH_AUDIENCE",
+    },
+  ]);
+}
+
+const cache = new WeakMap<object, Config>();
+
+/** Parses once per env object (one per isolate in Workers). */
+export function configFor(env: object): Config {
+  let config = cache.get(env);
+  if (!config) {
+    config = parseConfig(env as RawEnv);
+    cache.set(env, config);
+  }
+  return config;
+}

@@ -1,0 +1,147 @@
+import { sql } from "drizzle-orm";
+import {
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+import { ITEM_KINDS } from "../domain/items";
+import type { ModelUsage, Statement, Verdict } from "../domain/memory";
+import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const items = pgTable(
+  "items",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    ownerId: text("owner_id").notNull(),
+    source: text("source").notNull(),
+    externalId: text("external_id").notNull(),
+    kind: text("kind", { enum: ITEM_KINDS }).notNull(),
+    title: text("title"),
+    body: text("body").notNull(),
+    author: text("author"),
+    participants: text("participants").array().notNull().default(sql`'{}'::text[]`),
+    occurredAt: timestamptz("occurred_at").notNull(),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+    url: text("url"),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    sharedWith: text("shared_with").array().notNull().default(sql`'{}'::text[]`),
+    /** sha-256 of the item's canonical content: re-ingesting identical content is "unchanged". */
+    contentHash: text("content_hash").notNull(),
+    search: tsvector("search")
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A') || setweight(to_tsvector('english'::regconfig, coalesce(author, '')), 'B') || setweight(to_tsvector('english'::regconfig, body), 'C')`,
+      ),
+  },
+  (t) => [
+    uniqueIndex("items_owner_source_external_key").on(t.ownerId, t.source, t.externalId),
+    index("items_owner_occurred_idx").on(t.ownerId, t.occurredAt.desc()),
+    index("items_shared_with_idx").using("gin", t.sharedWith),
+    index("items_search_idx").using("gin", t.search),
+    check(
+      "items_kind_check",
+      sql`${t.kind} in ('email','message','task','doc','call','event','file','pull_request','contact','note')`,
+    ),
+  ],
+);
+
+/**
+ * The @-link graph. A link names its target by (source, external id) within the owner's items;
+ * `to_item` is filled in when the target exists, so a link can arrive before its target.
+ */
+export const itemLinks = pgTable(
+  "item_links",
+  {
+    fromItem: uuid("from_item")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
+    targetSource: text("target_source").notNull(),
+    targetExternalId: text("target_external_id").notNull(),
+    toItem: uuid("to_item").references(() => items.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull().default("reference"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.fromItem, t.targetSource, t.targetExternalId, t.kind] }),
+    index("item_links_to_item_idx").on(t.toItem),
+  ],
+);
+
+export const MEMORY_STATUSES = ["none", "generating", "ready", "failed", "unavailable"] as const;
+
+/** One row per subject: the pointer to the current version plus what the read path needs. */
+export const memories = pgTable(
+  "memories",
+  {
+    subjectId: text("subject_id").primaryKey(),
+    currentVersionId: uuid("current_version_id"),
+    markdown: text("markdown"),
+    generatedAt: timestamptz("generated_at"),
+    checkedAt: timestamptz("checked_at"),
+    status: text("status", { enum: MEMORY_STATUSES }).notNull().default("none"),
+    /** Last time an item this subject may see was created, updated or deleted. */
+    materialChangedAt: timestamptz("material_changed_at"),
+    /** Code of the last failure that makes generation unavailable (served as 503). */
+    errorCode: text("error_code"),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("memories_freshness_idx").on(t.generatedAt, t.subjectId)],
+);
+
+export const memoryVersions = pgTable(
+  "memory_versions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    subjectId: text("subject_id").notNull(),
+    markdown: text("markdown").notNull(),
+    statements: jsonb("statements").$type<Statement[]>().notNull(),
+    citedItemIds: uuid("cited_item_ids").array().notNull().default(sql`'{}'::uuid[]`),
+    generatorModel: text("generator_model").notNull(),
+    judgeModel: text("judge_model").notNull(),
+    verdict: jsonb("verdict").$type<Verdict>().notNull(),
+    runId: uuid("run_id"),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    redactedAt: timestamptz("redacted_at"),
+  },
+  (t) => [
+    index("memory_versions_subject_idx").on(t.subjectId, t.createdAt.desc()),
+    index("memory_versions_cited_idx").using("gin", t.citedItemIds),
+  ],
+);
+
+export const memoryRuns = pgTable(
+  "memory_runs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    subjectId: text("subject_id").notNull(),
+    trigger: text("trigger", { enum: RUN_TRIGGERS }).notNull(),
+    status: text("status", { enum: RUN_STATUSES }).notNull(),
+    attempt: integer("attempt").notNull().default(1),
+    queuedAt: timestamptz("queued_at").notNull().defaultNow(),
+    startedAt: timestamptz("started_at"),
+    finishedAt: timestamptz("finished_at"),
+    turns: integer("turns").notNull().default(0),
+    toolCalls: integer("tool_calls").notNull().default(0),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    usage: jsonb("usage").$type<ModelUsage>().notNull().default({}),
+    verdict: jsonb("verdict").$type<Verdict>(),
+    outcome: text("outcome"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    versionId: uuid("version_id"),
+  },
+  (t) => [index("memory_runs_subject_idx").on(t.subjectId, t.queuedAt.desc())],
+);

@@ -1,0 +1,50 @@
+import type { ModelUsage, RunTrigger, Statement, Verdict } from "./memory";
+
+/** The port between the subject's Durable Object (orchestration) and generation (agent loop + judge). */
+
+export interface PreviousMemory {
+  versionId: string;
+  markdown: string;
+  statements: Statement[];
+  generatedAt: Date;
+}
+
+export interface GenerationRequest {
+  subjectId: string;
+  runId: string;
+  trigger: RunTrigger;
+  previous: PreviousMemory | null;
+}
+
+export interface RunStats {
+  turns: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  usage: ModelUsage;
+}
+
+export type GenerationResult =
+  | {
+      outcome: "accepted";
+      markdown: string;
+      statements: Statement[];
+      generatorModel: string;
+      judgeModel: string;
+      verdict: Verdict;
+      stats: RunStats;
+    }
+  | { outcome: "rejected"; verdict: Verdict; reason: string; stats: RunStats }
+  | { outcome: "failed"; errorCode: string; errorMessage: string; retryable: boolean; stats: RunStats };
+
+export interface Generator {
+  generate(request: GenerationRequest, signal?: AbortSignal): Promise<GenerationResult>;
+}
+
+export const emptyStats = (): RunStats => ({
+  turns: 0,
+  toolCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  usage: {},
+});

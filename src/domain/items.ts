@@ -1,0 +1,129 @@
+/** The workspace store's model and port. The research tools and the HTTP API both go through ItemStore. */
+
+export const ITEM_KINDS = [
+  "email",
+  "message",
+  "task",
+  "doc",
+  "call",
+  "event",
+  "file",
+  "pull_request",
+  "contact",
+  "note",
+] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+export interface Item {
+  id: string;
+  ownerId: string;
+  source: string;
+  externalId: string;
+  kind: ItemKind;
+  title: string | null;
+  body: string;
+  author: string | null;
+  participants: string[];
+  occurredAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  url: string | null;
+  metadata: Record<string, unknown>;
+  sharedWith: string[];
+}
+
+export interface ItemLinkInput {
+  source?: string;
+  externalId: string;
+  kind?: string;
+}
+
+export interface ItemInput {
+  source: string;
+  externalId: string;
+  kind: ItemKind;
+  title?: string;
+  body: string;
+  author?: string;
+  participants?: string[];
+  occurredAt: Date;
+  url?: string;
+  metadata?: Record<string, unknown>;
+  sharedWith?: string[];
+  links?: ItemLinkInput[];
+}
+
+export type UpsertStatus = "created" | "updated" | "unchanged";
+
+export interface UpsertOutcome {
+  id: string;
+  source: string;
+  externalId: string;
+  status: UpsertStatus;
+}
+
+/** A resolved link, seen from one item: `outgoing` links point from it, `incoming` ones to it. */
+export interface ItemLink {
+  direction: "outgoing" | "incoming";
+  kind: string;
+  item: ItemSummary;
+}
+
+export type ItemSummary = Pick<
+  Item,
+  "id" | "kind" | "source" | "externalId" | "title" | "author" | "occurredAt"
+>;
+
+export interface SearchQuery {
+  q?: string;
+  kinds?: ItemKind[];
+  since?: Date;
+  until?: Date;
+  people?: string[];
+  limit: number;
+  cursor?: string;
+}
+
+export interface SearchHit extends ItemSummary {
+  /** A short excerpt of the body around the match. */
+  snippet: string;
+  rank: number;
+}
+
+export interface SearchPage {
+  items: SearchHit[];
+  nextCursor: string | null;
+}
+
+/** What changed for a subject since a point in time: the cheap context for an incremental refresh. */
+export interface ActivityDigest {
+  since: Date;
+  newByKind: Partial<Record<ItemKind, number>>;
+  updatedByKind: Partial<Record<ItemKind, number>>;
+  busiestThreads: { title: string; items: number }[];
+  topPeople: { person: string; items: number }[];
+}
+
+/**
+ * Every read takes the viewer: the access rule (owner or in shared_with) is enforced in SQL.
+ * Writes take the owner: only the owner can change or delete an item.
+ */
+export interface ItemStore {
+  upsert(
+    ownerId: string,
+    items: ItemInput[],
+  ): Promise<{ outcomes: UpsertOutcome[]; affectedSubjects: string[] }>;
+  search(viewerId: string, query: SearchQuery): Promise<SearchPage>;
+  get(viewerId: string, id: string): Promise<(Item & { links: ItemLink[] }) | null>;
+  /** The visible items among `ids`, in no particular order; invisible or unknown ids are left out. */
+  getMany(viewerId: string, ids: string[]): Promise<Item[]>;
+  recent(viewerId: string, options: { since: Date; kinds?: ItemKind[]; limit: number }): Promise<Item[]>;
+  linked(viewerId: string, id: string): Promise<ItemLink[]>;
+  topPeople(
+    viewerId: string,
+    options: { since?: Date; limit: number },
+  ): Promise<{ person: string; items: number }[]>;
+  digest(viewerId: string, since: Date): Promise<ActivityDigest>;
+  /** Deletes one of the owner's items and its links; returns the subjects that could see it, or null if none. */
+  remove(ownerId: string, id: string): Promise<{ affectedSubjects: string[] } | null>;
+}

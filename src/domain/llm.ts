@@ -1,0 +1,64 @@
+/** The provider-neutral LLM port. Adapters (llm/anthropic.ts, llm/openai.ts) translate to and from the SDKs. */
+
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_call"; id: string; name: string; input: unknown }
+  | { type: "tool_result"; toolCallId: string; content: string; isError?: boolean };
+
+export interface LlmMessage {
+  role: "user" | "assistant";
+  content: ContentBlock[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the input object (derived from the tool's zod schema). */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface LlmRequest {
+  system: string;
+  messages: LlmMessage[];
+  tools?: ToolDefinition[];
+  /** Force a specific tool (used for the judge's structured verdict). */
+  toolChoice?: { type: "auto" } | { type: "tool"; name: string };
+  maxTokens: number;
+  signal?: AbortSignal;
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";
+
+export interface LlmResponse {
+  content: ContentBlock[];
+  stopReason: StopReason;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+export interface LlmClient {
+  /** "provider:model", as configured; recorded in the ledger. */
+  readonly model: string;
+  complete(request: LlmRequest): Promise<LlmResponse>;
+}
+
+export type LlmErrorCode =
+  | "llm_rate_limited"
+  | "llm_overloaded"
+  | "llm_server_error"
+  | "llm_timeout"
+  | "llm_connection"
+  | "llm_auth"
+  | "llm_bad_request"
+  | "llm_bad_response";
+
+export class LlmError extends Error {
+  constructor(
+    readonly code: LlmErrorCode,
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = "LlmError";
+  }
+}

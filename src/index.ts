@@ -1,0 +1,11 @@
+import type { Env } from "./env";
+import { createApp } from "./http/app";
+
+export { MemoryAgent } from "./do/memory-agent";
+
+const app = createApp();
+
+export default {
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  async scheduled(_controller, _env, _ctx) {},
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,34 @@
+/**
+ * Starts what the tests need, on free ports: a real database (a fresh database on TEST_DATABASE_URL's
+ * server, or the embedded PGlite), migrated, behind the local Neon stand-in.
+ */
+import type { TestProject } from "vitest/node";
+import { startEmbeddedPostgres } from "../../../scripts/lib/embedded-postgres";
+import { applyMigrations, createFreshDatabase, dropDatabase } from "../../../scripts/lib/migrate";
+import { startNeonLocal } from "../../../scripts/lib/neon-local";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    neonLocalEndpoint: string;
+    databaseBackend: "postgres" | "pglite";
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const embedded = adminUrl ? null : await startEmbeddedPostgres();
+  const databaseUrl = adminUrl ? await createFreshDatabase(adminUrl, "um_test") : embedded!.url;
+  await applyMigrations(databaseUrl);
+  const neonLocal = await startNeonLocal({ databaseUrl });
+
+  project.provide("databaseUrl", databaseUrl);
+  project.provide("neonLocalEndpoint", neonLocal.url);
+  project.provide("databaseBackend", adminUrl ? "postgres" : "pglite");
+
+  return async () => {
+    await neonLocal.close();
+    if (adminUrl) await dropDatabase(adminUrl, databaseUrl);
+    await embedded?.close();
+  };
+}
