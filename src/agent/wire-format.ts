@@ -1,0 +1,67 @@
+/**
+ * What the generator and judge models see and must answer, in one place. The agent loop, the prompts,
+ * the parsers and the fake LLM's reference policies all follow this.
+ *
+ * Research tools (all read-only, scoped to the subject in SQL):
+ *   search_items({ query, kinds?, since?, until?, people?, limit? })
+ *   read_item({ ref })
+ *   recent_activity({ since, kinds?, limit? })
+ *   linked_items({ ref })
+ *   top_people({ since?, limit? })
+ * Tool results are JSON text. A list result is `{ "items": [ItemCard, ...] }`; read_item returns one
+ * ItemCard plus `"body"`. Item text (title, body, snippet) is untrusted data, wrapped in
+ * <untrusted>...</untrusted> inside the JSON string. Errors come back as tool results with is_error set
+ * and a JSON body `{ "error": "..." }`.
+ *
+ * ItemCard: { ref: "E12", kind, title, author, occurredAt (ISO), snippet? }
+ * Refs: a kind letter plus a per-run counter; the same item keeps its ref for the whole run.
+ *
+ * Final answer of the generator: exactly one <memory>...</memory> block. Inside: markdown sections
+ * introduced by "## <Section name>", each statement one bullet line "- <text> [E12][M7]" whose
+ * citations are at the end of the line.
+ *
+ * Judge: receives the draft's statements numbered from 0 and, for each cited ref, the item text as
+ * <item ref="E12" kind="email" title="...">text</item>. It must call the `submit_verdict` tool with
+ * { accepted: boolean, reason: string, unsupported: number[] }.
+ */
+
+export const TOOL_NAMES = {
+  searchItems: "search_items",
+  readItem: "read_item",
+  recentActivity: "recent_activity",
+  linkedItems: "linked_items",
+  topPeople: "top_people",
+} as const;
+
+export const JUDGE_TOOL = "submit_verdict";
+
+export const MEMORY_OPEN = "<memory>";
+export const MEMORY_CLOSE = "</memory>";
+export const UNTRUSTED_OPEN = "<untrusted>";
+export const UNTRUSTED_CLOSE = "</untrusted>";
+
+/** Ref prefix per item kind: E12 is an email, M7 a chat message. */
+export const REF_PREFIX = {
+  email: "E",
+  message: "M",
+  task: "T",
+  doc: "D",
+  call: "C",
+  event: "V",
+  file: "F",
+  pull_request: "P",
+  contact: "K",
+  note: "N",
+} as const;
+
+export const REF_PATTERN = /\[([EMTDCVFPKN]\d+)\]/g;
+
+/** The standard memory sections, in order. Others are allowed. */
+export const SECTIONS = [
+  "Role and team",
+  "Current projects",
+  "Key people and relationships",
+  "Commitments and deadlines",
+  "Decisions",
+  "Preferences and working style",
+] as const;
