@@ -1,17 +1,21 @@
 /** The composition root: builds every service once per request (or per alarm / cron invocation). */
 import { type Config, configFor } from "./config/config";
 import { createDb, type Db } from "./db/client";
+import { createMemoryEvents } from "./db/memory-events";
 import { type Clock, systemClock } from "./domain/clock";
+import type { MemoryEvents } from "./domain/memory-events";
 import type { Env } from "./env";
 
 export interface Services {
   config: Config;
   db: Db;
   clock: Clock;
+  memoryEvents: MemoryEvents;
 }
 
 export function buildServices(env: Env, _ctx?: ExecutionContext): Services {
   const config = configFor(env);
   const db = createDb(config);
-  return { config, db, clock: systemClock };
+  const clock = systemClock;
+  return { config, db, clock, memoryEvents: createMemoryEvents(db, clock) };
 }

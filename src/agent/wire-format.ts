@@ -20,9 +20,16 @@
  * introduced by "## <Section name>", each statement one bullet line "- <text> [E12][M7]" whose
  * citations are at the end of the line.
  *
- * Judge: receives the draft's statements numbered from 0 and, for each cited ref, the item text as
- * <item ref="E12" kind="email" title="...">text</item>. It must call the `submit_verdict` tool with
- * { accepted: boolean, reason: string, unsupported: number[] }.
+ * Previous memory (refresh): shown in the system prompt inside <previous_memory>...</previous_memory> in
+ * the same bullet format, its citations already mapped to refs of THIS run (the loop registers the
+ * previously cited items first), so the model can keep a statement by copying its line.
+ * The digest of what changed since then is inside <changes_since_previous>...</changes_since_previous>.
+ *
+ * Judge: one user message holding the draft's statements, numbered from 0, one per line as
+ *   <statement index="0" section="Current projects" cites="E12 M7">text</statement>
+ * followed by the text of every cited item as
+ *   <item ref="E12" kind="email" title="...">text</item>
+ * It must call the `submit_verdict` tool with { accepted: boolean, reason: string, unsupported: number[] }.
  */
 
 export const TOOL_NAMES = {
