@@ -12,6 +12,7 @@ export type ErrorCode =
   | "generation_failing"
   | "database_unavailable"
   | "config_invalid"
+  | "auth_unavailable"
   | "internal";
 
 export interface AppErrorOptions {

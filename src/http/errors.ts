@@ -16,6 +16,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   generation_failing: 503,
   database_unavailable: 503,
   config_invalid: 500,
+  auth_unavailable: 503,
   internal: 500,
 };
 
