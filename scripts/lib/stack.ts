@@ -1,0 +1,139 @@
+/**
+ * The local stack: Postgres (DATABASE_URL, or embedded PGlite), the Neon stand-in, migrations, and
+ * `wrangler dev` in front of them. Used by `npm run dev` and by the benchmarks.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { ConfigError, parseConfig } from "../../src/config/config";
+import { devSecret, ROOT, readDevVars } from "./dev-secret";
+import { startEmbeddedPostgres } from "./embedded-postgres";
+import { applyMigrations } from "./migrate";
+import { startNeonLocal } from "./neon-local";
+
+export interface StackOptions {
+  port: number;
+  /** A real Postgres; without it, PGlite keeps its data in `dataDir` (in memory when omitted). */
+  databaseUrl?: string;
+  dataDir?: string;
+  /** Settings for the worker on top of .dev.vars (when `useDevVars`). */
+  vars?: Record<string, string>;
+  useDevVars?: boolean;
+  /** Where wrangler's output goes; defaults to this process's stdout/stderr. */
+  onOutput?: (chunk: string) => void;
+  log?: (line: string) => void;
+}
+
+export interface Stack {
+  url: string;
+  secret: string;
+  /** Resolves when wrangler exits (by itself or through close()). */
+  exited: Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const log = options.log ?? ((line: string) => console.log(`[stack] ${line}`));
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    closers.length = 0;
+  };
+  try {
+    const devVars = options.useDevVars ? readDevVars() : {};
+    let databaseUrl = options.databaseUrl;
+    if (databaseUrl) {
+      log(`database: ${redact(databaseUrl)}`);
+    } else {
+      log(`database: embedded PGlite (${options.dataDir ? `data in ${options.dataDir}` : "in memory"})`);
+      const embedded = await startEmbeddedPostgres(options.dataDir ? { dataDir: options.dataDir } : {});
+      closers.push(embedded.close);
+      databaseUrl = embedded.url;
+    }
+    await applyMigrations(databaseUrl);
+    log("migrations applied");
+    const neonLocal = await startNeonLocal({ databaseUrl });
+    closers.push(neonLocal.close);
+    log(`Neon stand-in: ${neonLocal.url}`);
+
+    const secret = options.vars?.AUTH_JWT_SECRET ?? devSecret();
+    const vars: Record<string, string> = {
+      ...devVars,
+      ...options.vars,
+      DATABASE_URL: databaseUrl,
+      NEON_LOCAL_ENDPOINT: neonLocal.url,
+      AUTH_JWT_SECRET: secret,
+    };
+    try {
+      parseConfig(vars);
+    } catch (err) {
+      if (err instanceof ConfigError)
+        throw new Error(`${err.message} (fix .dev.vars; see .dev.vars.example)`);
+      throw err;
+    }
+    const wrangler = spawnWrangler(options.port, {
+      ...options.vars,
+      ...pick(vars, ["DATABASE_URL", "NEON_LOCAL_ENDPOINT", "AUTH_JWT_SECRET"]),
+    });
+    const exited = new Promise<number>((resolve) => wrangler.on("exit", (code) => resolve(code ?? 0)));
+    closers.push(async () => {
+      if (wrangler.exitCode === null) {
+        wrangler.kill("SIGINT");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (wrangler.exitCode === null) wrangler.kill("SIGKILL");
+      }
+    });
+    await waitUntilReady(wrangler, options.onOutput);
+    return { url: `http://127.0.0.1:${options.port}`, secret, exited, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+function spawnWrangler(port: number, vars: Record<string, string>): ChildProcess {
+  const args = [
+    "wrangler",
+    "dev",
+    "--local",
+    "--test-scheduled",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+  ];
+  for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
+  return spawn("npx", args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  });
+}
+
+function waitUntilReady(wrangler: ChildProcess, onOutput?: (chunk: string) => void): Promise<void> {
+  const write = onOutput ?? ((chunk: string) => process.stdout.write(chunk));
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      write(text);
+      if (!ready && text.includes("Ready on")) {
+        ready = true;
+        resolve();
+      }
+    };
+    wrangler.stdout?.on("data", onData);
+    wrangler.stderr?.on("data", onData);
+    wrangler.on("exit", (code) => {
+      if (!ready) reject(new Error(`wrangler dev exited with ${code} before it was ready`));
+    });
+  });
+}
+
+function pick(source: Record<string, string>, keys: string[]): Record<string, string> {
+  return Object.fromEntries(keys.filter((k) => source[k] !== undefined).map((k) => [k, source[k] as string]));
+}
+
+function redact(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = "***";
+  return u.toString();
+}
