@@ -1,0 +1,177 @@
+import type { Clock } from "../domain/clock";
+import type { GenerationRequest, GenerationResult, Generator, RunStats } from "../domain/generation";
+import type { ItemStore } from "../domain/items";
+import { type LlmClient, LlmError, type LlmMessage } from "../domain/llm";
+import type { Statement, Verdict } from "../domain/memory";
+import { renderMemory } from "../domain/memory-render";
+import { BudgetExhausted, type Budgets, RunAborted, RunMeter } from "./budget";
+import { type CheckedStatement, checkDraft, type DraftCheck } from "./checks";
+import { judgeDraft } from "./judge";
+import { runAgentLoop } from "./loop";
+import { preparePrevious } from "./previous-memory";
+import { buildSystemPrompt, firstUserMessage } from "./prompt";
+import { RefTable } from "./refs";
+import { createResearchTools } from "./tools";
+import { truncate } from "./untrusted";
+import { MEMORY_OPEN } from "./wire-format";
+
+export interface GeneratorDeps {
+  items: ItemStore;
+  generator: LlmClient;
+  judge: LlmClient;
+  clock: Clock;
+  budgets: Budgets;
+}
+
+/** Drafts allowed per run: the first one and ONE revision with the checks' or the judge's feedback. */
+export const MAX_DRAFTS = 2;
+
+const REASON_CHARS = 2000;
+
+/**
+ * Generation for one subject: research loop -> deterministic checks -> judge, with at most one revision
+ * round in the same conversation, then accepted or rejected.
+ *
+ * Outcomes:
+ * - accepted: statements carry item ids; markdown is renderMemory(statements).
+ * - rejected: a draft failed the checks or the judge twice. A checks rejection carries a verdict made by the
+ *   checks (reason "checks failed: ...", unsupported = offending statements); the judge was not called for it.
+ * - failed: no draft could be judged. Codes: the LlmError's code and retryable flag; "budget_turns",
+ *   "budget_tool_calls", "budget_tokens", "budget_wall_time" (not retryable); "no_memory_block" when even
+ *   the revised final answer has no <memory> block (retryable: another sample may well have one);
+ *   "judge_invalid_verdict" (retryable); "aborted" when the caller's signal fired (retryable);
+ *   "internal_error" for anything unexpected, e.g. the store failing (retryable).
+ */
+export function createGenerator(deps: GeneratorDeps): Generator {
+  return {
+    async generate(request: GenerationRequest, signal?: AbortSignal): Promise<GenerationResult> {
+      const meter = new RunMeter(deps.clock, deps.budgets);
+      try {
+        return await generate(deps, request, meter, signal);
+      } catch (error) {
+        return failure(error, meter.stats());
+      }
+    },
+  };
+}
+
+async function generate(
+  deps: GeneratorDeps,
+  request: GenerationRequest,
+  meter: RunMeter,
+  signal: AbortSignal | undefined,
+): Promise<GenerationResult> {
+  const { subjectId } = request;
+  const refs = new RefTable();
+  const previous = request.previous
+    ? await preparePrevious(deps.items, subjectId, request.previous, refs)
+    : null;
+  const digest = request.previous ? await deps.items.digest(subjectId, request.previous.generatedAt) : null;
+  const context = { subjectId, now: deps.clock.now(), previous, digest, budgets: deps.budgets };
+  const system = buildSystemPrompt(context);
+  const messages: LlmMessage[] = [
+    { role: "user", content: [{ type: "text", text: firstUserMessage(context) }] },
+  ];
+  const tools = createResearchTools({ subjectId, items: deps.items, refs });
+
+  for (let draft = 1; ; draft++) {
+    const isLast = draft >= MAX_DRAFTS;
+    const loop = await runAgentLoop({ llm: deps.generator, tools, meter, signal }, system, messages);
+    if (loop.kind === "budget_exhausted") throw new BudgetExhausted(loop.budget);
+
+    const check = await checkDraft(loop.text, { subjectId, items: deps.items, refs });
+    if (!check.ok) {
+      if (!isLast) {
+        messages.push(userText(checksFeedback(check)));
+        continue;
+      }
+      if (check.missingBlock) {
+        return failed("no_memory_block", check.failures.join("; "), true, meter.stats());
+      }
+      const reason = truncate(`checks failed: ${check.failures.join("; ")}`, REASON_CHARS);
+      const verdict: Verdict = { accepted: false, reason, unsupported: check.offending };
+      return { outcome: "rejected", verdict, reason, stats: meter.stats() };
+    }
+
+    const judged = await judgeDraft(
+      { judge: deps.judge, items: deps.items, subjectId, refs, meter, signal },
+      check.statements,
+    );
+    if (!judged.ok) return failed("judge_invalid_verdict", judged.problem, true, meter.stats());
+    const { verdict } = judged;
+    if (verdict.accepted && verdict.unsupported.length === 0) {
+      const statements = check.statements.map(toStatement);
+      return {
+        outcome: "accepted",
+        markdown: renderMemory(statements).markdown,
+        statements,
+        generatorModel: deps.generator.model,
+        judgeModel: deps.judge.model,
+        verdict,
+        stats: meter.stats(),
+      };
+    }
+    if (!isLast) {
+      messages.push(userText(judgeFeedback(verdict, check.statements)));
+      continue;
+    }
+    const reason = verdict.accepted
+      ? truncate(
+          `the judge accepted but found statements ${verdict.unsupported.join(", ")} unsupported: ${verdict.reason}`,
+          REASON_CHARS,
+        )
+      : truncate(verdict.reason, REASON_CHARS);
+    return { outcome: "rejected", verdict, reason, stats: meter.stats() };
+  }
+}
+
+const toStatement = (s: CheckedStatement): Statement => ({
+  section: s.section,
+  text: s.text,
+  itemIds: s.itemIds,
+});
+
+const userText = (text: string): LlmMessage => ({ role: "user", content: [{ type: "text", text }] });
+
+function checksFeedback(check: Extract<DraftCheck, { ok: false }>): string {
+  return [
+    "Your answer was not accepted by the automatic checks:",
+    ...check.failures.slice(0, 30).map((f) => `- ${f}`),
+    `Fix these problems (research more with the tools if you need to), then answer again with the complete ${MEMORY_OPEN} block and nothing else.`,
+  ].join("\n");
+}
+
+function judgeFeedback(verdict: Verdict, statements: CheckedStatement[]): string {
+  const flagged = verdict.unsupported.flatMap((i) => {
+    const s = statements[i];
+    return s ? [`- statement ${i}: "${truncate(s.text, 200)}" [${s.refs.join("][")}]`] : [];
+  });
+  return [
+    `A fact-checker rejected your memory: ${truncate(verdict.reason, REASON_CHARS)}`,
+    ...(flagged.length > 0 ? ["Statements not supported by the items they cite:", ...flagged] : []),
+    `Every statement must say only what its cited items say. Correct, re-cite or drop these (research more if you need to), then answer again with the complete ${MEMORY_OPEN} block and nothing else.`,
+  ].join("\n");
+}
+
+function failed(
+  errorCode: string,
+  errorMessage: string,
+  retryable: boolean,
+  stats: RunStats,
+): GenerationResult {
+  return {
+    outcome: "failed",
+    errorCode,
+    errorMessage: truncate(errorMessage, REASON_CHARS),
+    retryable,
+    stats,
+  };
+}
+
+function failure(error: unknown, stats: RunStats): GenerationResult {
+  if (error instanceof LlmError) return failed(error.code, error.message, error.retryable, stats);
+  if (error instanceof BudgetExhausted) return failed(error.code, error.message, false, stats);
+  if (error instanceof RunAborted) return failed("aborted", error.message, true, stats);
+  const message = error instanceof Error ? error.message : String(error);
+  return failed("internal_error", message, true, stats);
+}
