@@ -4,6 +4,7 @@ import { AppError } from "../domain/errors";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 import { health } from "./routes/health";
+import { itemsRoutes } from "./routes/items";
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -17,6 +18,7 @@ export function createApp() {
   });
 
   app.route("/health", health);
+  app.route("/items", itemsRoutes);
 
   app.notFound(() => {
     throw new AppError("not_found", "No such route");

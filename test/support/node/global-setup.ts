@@ -6,12 +6,18 @@ import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "../../../scripts/lib/embedded-postgres";
 import { applyMigrations, createFreshDatabase, dropDatabase } from "../../../scripts/lib/migrate";
 import { startNeonLocal } from "../../../scripts/lib/neon-local";
+import { startFakeLlm } from "./fake-llm/server";
+import { startJwksServer } from "./jwks-server";
 
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
     neonLocalEndpoint: string;
     databaseBackend: "postgres" | "pglite";
+    /** The fake LLM server (test/support/node/fake-llm): Anthropic at /anthropic, OpenAI at /openai/v1, control at /__control. */
+    fakeLlmUrl: string;
+    /** Base URL of a JWKS endpoint the auth tests publish their keys to (PUT/GET /jwks/<name>). */
+    jwksServerUrl: string;
   }
 }
 
@@ -25,8 +31,14 @@ export default async function setup(project: TestProject) {
   project.provide("databaseUrl", databaseUrl);
   project.provide("neonLocalEndpoint", neonLocal.url);
   project.provide("databaseBackend", adminUrl ? "postgres" : "pglite");
+  const fakeLlm = await startFakeLlm();
+  project.provide("fakeLlmUrl", fakeLlm.url);
+  const jwks = await startJwksServer();
+  project.provide("jwksServerUrl", jwks.url);
 
   return async () => {
+    await fakeLlm.close();
+    await jwks.close();
     await neonLocal.close();
     if (adminUrl) await dropDatabase(adminUrl, databaseUrl);
     await embedded?.close();

@@ -1,0 +1,34 @@
+/** Opaque keyset cursors for search pages: base64url of the last row's sort key. */
+import { AppError } from "../domain/errors";
+
+export interface SearchCursor {
+  /** ts_rank_cd of the last row when the search has a query; absent when ordered by time only. */
+  rank?: number;
+  occurredAt: Date;
+  id: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function encodeCursor(cursor: SearchCursor): string {
+  const json = JSON.stringify({ r: cursor.rank, t: cursor.occurredAt.toISOString(), i: cursor.id });
+  return btoa(json).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Decodes a cursor made by encodeCursor for the same kind of search (ranked or not); 400 otherwise. */
+export function decodeCursor(text: string, ranked: boolean): SearchCursor {
+  const invalid = () => new AppError("bad_request", "cursor is not valid for this search");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(atob(text.replace(/-/g, "+").replace(/_/g, "/")));
+  } catch {
+    throw invalid();
+  }
+  const { r, t, i } = (parsed ?? {}) as { r?: unknown; t?: unknown; i?: unknown };
+  const occurredAt = typeof t === "string" ? new Date(t) : new Date(Number.NaN);
+  if (Number.isNaN(occurredAt.getTime()) || typeof i !== "string" || !UUID.test(i)) throw invalid();
+  if (ranked !== (typeof r === "number" && Number.isFinite(r))) throw invalid();
+  return ranked ? { rank: r as number, occurredAt, id: i } : { occurredAt, id: i };
+}
+
+export const isUuid = (value: string): boolean => UUID.test(value);

@@ -1,0 +1,194 @@
+/** The item store's reads other than search. Every query carries the access rule for the viewer. */
+import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import type { ActivityDigest, Item, ItemKind, ItemLink } from "../domain/items";
+import type { Db } from "./client";
+import { isUuid } from "./cursor";
+import { itemColumns, toDate, toItem, toSummary, visibleTo } from "./item-rows";
+import { itemLinks, items } from "./schema";
+
+const MAX_LINKS = 200;
+const DIGEST_THREADS = 5;
+const DIGEST_PEOPLE = 10;
+
+export async function getItem(
+  db: Db,
+  viewerId: string,
+  id: string,
+): Promise<(Item & { links: ItemLink[] }) | null> {
+  if (!isUuid(id)) return null;
+  const [rows, outgoing, incoming] = await db.batch([
+    db
+      .select(itemColumns)
+      .from(items)
+      .where(and(eq(items.id, id), visibleTo(viewerId))),
+    outgoingQuery(db, viewerId, id),
+    incomingQuery(db, viewerId, id),
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  return { ...toItem(row), links: toLinks(outgoing, incoming) };
+}
+
+export async function getManyItems(db: Db, viewerId: string, ids: string[]): Promise<Item[]> {
+  const valid = [...new Set(ids.filter(isUuid))];
+  if (valid.length === 0) return [];
+  const rows = await db
+    .select(itemColumns)
+    .from(items)
+    .where(and(inArray(items.id, valid), visibleTo(viewerId)));
+  return rows.map(toItem);
+}
+
+export async function recentItems(
+  db: Db,
+  viewerId: string,
+  options: { since: Date; kinds?: ItemKind[]; limit: number },
+): Promise<Item[]> {
+  const conditions: SQL[] = [visibleTo(viewerId), gte(items.occurredAt, options.since)];
+  if (options.kinds?.length) conditions.push(inArray(items.kind, options.kinds));
+  const rows = await db
+    .select(itemColumns)
+    .from(items)
+    .where(and(...conditions))
+    .orderBy(desc(items.occurredAt), desc(items.id))
+    .limit(Math.max(1, Math.min(options.limit, 500)));
+  return rows.map(toItem);
+}
+
+/** Links both ways, only to items the viewer may see; nothing if the item itself is not visible. */
+export async function linkedItems(db: Db, viewerId: string, id: string): Promise<ItemLink[]> {
+  if (!isUuid(id)) return [];
+  const [outgoing, incoming] = await db.batch([
+    outgoingQuery(db, viewerId, id),
+    incomingQuery(db, viewerId, id),
+  ]);
+  return toLinks(outgoing, incoming);
+}
+
+/** The people on the viewer's visible items (authors and participants), most frequent first. */
+export async function topPeople(
+  db: Db,
+  viewerId: string,
+  options: { since?: Date; limit: number; changedSince?: Date },
+): Promise<{ person: string; items: number }[]> {
+  const conditions: SQL[] = [visibleTo(viewerId)];
+  if (options.since) conditions.push(gte(items.occurredAt, options.since));
+  if (options.changedSince) conditions.push(gte(items.updatedAt, options.changedSince));
+  const result = await db.execute<{ person: string; items: string | number }>(sql`
+    with visible as (select ${items.id} as id, ${items.author} as author, ${items.participants} as participants
+                     from ${items} where ${and(...conditions)}),
+         people as (select id, author as person from visible where author is not null
+                    union all select id, unnest(participants) from visible)
+    select min(person) as person, count(distinct id) as items
+    from people
+    where btrim(person) <> '' and lower(btrim(person)) <> lower(${viewerId})
+    group by lower(btrim(person))
+    order by count(distinct id) desc, lower(btrim(person))
+    limit ${Math.max(1, Math.min(options.limit, 100))}`);
+  return result.rows.map((row) => ({ person: row.person, items: Number(row.items) }));
+}
+
+/**
+ * What changed since `since`, by ingestion time: new items (created since) and updated ones (created
+ * before, changed since) by kind, the busiest threads (metadata.threadId, else the title without
+ * "Re:"/"Fwd:" prefixes) and the most involved people among the changed items.
+ */
+export async function digest(db: Db, viewerId: string, since: Date): Promise<ActivityDigest> {
+  const changed = and(visibleTo(viewerId), gte(items.updatedAt, since));
+  // Inlined (an ISO string we formatted) so the select and GROUP BY expressions are identical.
+  const isNew = sql<boolean>`(${items.createdAt} >= ${sql.raw(`'${since.toISOString()}'`)}::timestamptz)`;
+  const thread = sql<string>`coalesce(${items.metadata}->>'threadId', regexp_replace(lower(btrim(${items.title})), '^((re|fwd?|aw|sv)\\s*:\\s*)+', ''))`;
+  const [byKind, threads] = await db.batch([
+    db
+      .select({ kind: items.kind, isNew, count: sql<number>`count(*)::int` })
+      .from(items)
+      .where(changed)
+      .groupBy(items.kind, isNew),
+    db
+      .select({
+        title: sql<string>`min(coalesce(${items.title}, ${items.metadata}->>'threadId'))`,
+        count: sql<number>`count(*)::int`,
+      })
+      .from(items)
+      .where(and(changed, isNotNull(thread)))
+      .groupBy(thread)
+      .orderBy(desc(sql`count(*)`), thread)
+      .limit(DIGEST_THREADS),
+  ]);
+  const newByKind: ActivityDigest["newByKind"] = {};
+  const updatedByKind: ActivityDigest["updatedByKind"] = {};
+  for (const row of byKind) {
+    const target = row.isNew ? newByKind : updatedByKind;
+    target[row.kind] = (target[row.kind] ?? 0) + Number(row.count);
+  }
+  return {
+    since,
+    newByKind,
+    updatedByKind,
+    busiestThreads: threads.map((t) => ({ title: t.title, items: Number(t.count) })),
+    topPeople: await topPeople(db, viewerId, { changedSince: since, limit: DIGEST_PEOPLE }),
+  };
+}
+
+/** Deletes one of the owner's items (its links go with it, by cascade); the subjects that could see it. */
+export async function removeItem(
+  db: Db,
+  ownerId: string,
+  id: string,
+): Promise<{ affectedSubjects: string[] } | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await db
+    .delete(items)
+    .where(and(eq(items.id, id), eq(items.ownerId, ownerId)))
+    .returning({ sharedWith: items.sharedWith });
+  if (!row) return null;
+  return { affectedSubjects: [...new Set([ownerId, ...row.sharedWith])] };
+}
+
+const other = aliasedTable(items, "other");
+const self = aliasedTable(items, "self");
+const otherSummary = {
+  id: other.id,
+  kind: other.kind,
+  source: other.source,
+  externalId: other.externalId,
+  title: other.title,
+  author: other.author,
+  occurredAt: other.occurredAt,
+  linkKind: itemLinks.kind,
+};
+
+function outgoingQuery(db: Db, viewerId: string, id: string) {
+  return db
+    .select(otherSummary)
+    .from(itemLinks)
+    .innerJoin(self, and(eq(self.id, itemLinks.fromItem), visibleTo(viewerId, self)))
+    .innerJoin(other, and(eq(other.id, itemLinks.toItem), visibleTo(viewerId, other)))
+    .where(eq(itemLinks.fromItem, id))
+    .orderBy(desc(other.occurredAt))
+    .limit(MAX_LINKS);
+}
+
+function incomingQuery(db: Db, viewerId: string, id: string) {
+  return db
+    .select(otherSummary)
+    .from(itemLinks)
+    .innerJoin(self, and(eq(self.id, itemLinks.toItem), visibleTo(viewerId, self)))
+    .innerJoin(other, and(eq(other.id, itemLinks.fromItem), visibleTo(viewerId, other)))
+    .where(eq(itemLinks.toItem, id))
+    .orderBy(desc(other.occurredAt))
+    .limit(MAX_LINKS);
+}
+
+type LinkRow = Awaited<ReturnType<ReturnType<typeof outgoingQuery>["execute"]>>[number];
+
+function toLinks(outgoing: LinkRow[], incoming: LinkRow[]): ItemLink[] {
+  const toLink =
+    (direction: ItemLink["direction"]) =>
+    ({ linkKind, ...item }: LinkRow): ItemLink => ({
+      direction,
+      kind: linkKind,
+      item: toSummary({ ...item, occurredAt: toDate(item.occurredAt) }),
+    });
+  return [...outgoing.map(toLink("outgoing")), ...incoming.map(toLink("incoming"))];
+}

@@ -1,0 +1,216 @@
+/**
+ * Batch upsert of a user's items: idempotent by (owner, source, externalId), all-or-nothing.
+ *
+ * 1. One read of the existing rows (id, content hash, shared_with) for the batch's keys. If every item's
+ *    content hash matches, nothing is written: the answer is all "unchanged".
+ * 2. Otherwise one db.batch (one transaction) that
+ *    - inserts or updates the new and changed items (the update is guarded by the hash, so a concurrent
+ *      identical write stays a no-op);
+ *    - replaces the links of every item written in this transaction (explicit links and @-mentions,
+ *      with `to_item` resolved against the owner's items, including those of this batch);
+ *    - resolves other items' pending links that point at the items just written.
+ *    "Written in this transaction" is `xmin = pg_current_xact_id()::xid`, so later statements see
+ *    exactly the rows the insert created or changed.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { AppError } from "../domain/errors";
+import type { ItemInput, UpsertOutcome } from "../domain/items";
+import type { Db } from "./client";
+import { canonicalJson, sha256Hex } from "./content-hash";
+import { type LinkSpec, linkSpecs } from "./item-links";
+import { items } from "./schema";
+
+type NewItemRow = typeof items.$inferInsert & { contentHash: string };
+
+interface Prepared {
+  row: NewItemRow;
+  links: LinkSpec[];
+}
+
+export async function upsertItems(
+  db: Db,
+  ownerId: string,
+  inputs: ItemInput[],
+): Promise<{ outcomes: UpsertOutcome[]; affectedSubjects: string[] }> {
+  assertNoDuplicates(inputs);
+  if (inputs.length === 0) return { outcomes: [], affectedSubjects: [] };
+  const prepared = await Promise.all(inputs.map((input) => prepare(ownerId, input)));
+  const keyOf = (source: string, externalId: string) => JSON.stringify([source, externalId]);
+
+  const existing = new Map(
+    (
+      await db
+        .select({
+          id: items.id,
+          source: items.source,
+          externalId: items.externalId,
+          contentHash: items.contentHash,
+          sharedWith: items.sharedWith,
+        })
+        .from(items)
+        .where(and(eq(items.ownerId, ownerId), inBatchKeys(prepared)))
+    ).map((row) => [keyOf(row.source, row.externalId), row]),
+  );
+
+  const toWrite = prepared.filter(
+    (p) => existing.get(keyOf(p.row.source, p.row.externalId))?.contentHash !== p.row.contentHash,
+  );
+  const written = new Map<string, { id: string; inserted: boolean }>();
+  if (toWrite.length > 0) {
+    const [upserted] = await db.batch([
+      insertStatement(db, toWrite),
+      deleteLinksStatement(db, ownerId, toWrite),
+      insertLinksStatement(db, ownerId, toWrite),
+      resolvePendingStatement(db, ownerId, toWrite),
+    ]);
+    for (const row of upserted) {
+      written.set(keyOf(row.source, row.externalId), { id: row.id, inserted: row.inserted });
+    }
+  }
+
+  const affected = new Set<string>([ownerId]);
+  const outcomes = prepared.map(({ row }): UpsertOutcome => {
+    const key = keyOf(row.source, row.externalId);
+    const before = existing.get(key);
+    const write = written.get(key);
+    const base = { source: row.source, externalId: row.externalId };
+    if (write) {
+      for (const subject of [...(before?.sharedWith ?? []), ...(row.sharedWith ?? [])]) affected.add(subject);
+      return { ...base, id: write.id, status: write.inserted ? "created" : "updated" };
+    }
+    if (!before) throw new Error(`item ${key} was neither found nor written`);
+    return { ...base, id: before.id, status: "unchanged" };
+  });
+  const anyWritten = outcomes.some((o) => o.status !== "unchanged");
+  return { outcomes, affectedSubjects: anyWritten ? [...affected] : [] };
+}
+
+function assertNoDuplicates(inputs: ItemInput[]): void {
+  const seen = new Map<string, number>();
+  const problems: { index: number; path: string; message: string }[] = [];
+  inputs.forEach((input, index) => {
+    const key = JSON.stringify([input.source, input.externalId]);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    else problems.push({ index, path: "externalId", message: `duplicates the item at index ${first}` });
+  });
+  if (problems.length > 0) {
+    throw new AppError("validation_failed", "Some items are invalid", { details: { items: problems } });
+  }
+}
+
+async function prepare(ownerId: string, input: ItemInput): Promise<Prepared> {
+  const sharedWith = [...new Set(input.sharedWith ?? [])].filter((id) => id !== ownerId).sort();
+  const links = linkSpecs(input);
+  const content = {
+    kind: input.kind,
+    title: input.title ?? null,
+    body: input.body,
+    author: input.author ?? null,
+    participants: input.participants ?? [],
+    occurredAt: input.occurredAt.toISOString(),
+    url: input.url ?? null,
+    metadata: input.metadata ?? {},
+    sharedWith,
+    links,
+  };
+  const row: NewItemRow = {
+    ownerId,
+    source: input.source,
+    externalId: input.externalId,
+    kind: content.kind,
+    title: content.title,
+    body: content.body,
+    author: content.author,
+    participants: content.participants,
+    occurredAt: input.occurredAt,
+    url: content.url,
+    metadata: content.metadata,
+    sharedWith,
+    contentHash: await sha256Hex(canonicalJson(content)),
+  };
+  return { row, links };
+}
+
+/** `(source, external_id)` is one of the batch's keys; two array parameters, whatever the batch size. */
+function inBatchKeys(batch: Prepared[]) {
+  const sources = batch.map((p) => p.row.source);
+  const externalIds = batch.map((p) => p.row.externalId);
+  return sql`(${items.source}, ${items.externalId}) in (select * from unnest(${sql.param(sources)}::text[], ${sql.param(externalIds)}::text[]))`;
+}
+
+const writtenHere = sql.raw(`"items".xmin = pg_current_xact_id()::xid`);
+
+function insertStatement(db: Db, batch: Prepared[]) {
+  const excluded = (column: string) => sql.raw(`excluded.${column}`);
+  return db
+    .insert(items)
+    .values(batch.map((p) => p.row))
+    .onConflictDoUpdate({
+      target: [items.ownerId, items.source, items.externalId],
+      set: {
+        kind: sql`${excluded("kind")}`,
+        title: sql`${excluded("title")}`,
+        body: sql`${excluded("body")}`,
+        author: sql`${excluded("author")}`,
+        participants: sql`${excluded("participants")}`,
+        occurredAt: sql`${excluded("occurred_at")}`,
+        url: sql`${excluded("url")}`,
+        metadata: sql`${excluded("metadata")}`,
+        sharedWith: sql`${excluded("shared_with")}`,
+        contentHash: sql`${excluded("content_hash")}`,
+        updatedAt: sql`now()`,
+      },
+      setWhere: sql`${items.contentHash} <> ${excluded("content_hash")}`,
+    })
+    .returning({
+      id: items.id,
+      source: items.source,
+      externalId: items.externalId,
+      inserted: sql<boolean>`("items".xmax = 0)`,
+    });
+}
+
+function deleteLinksStatement(db: Db, ownerId: string, batch: Prepared[]) {
+  return db.execute(sql`
+    delete from item_links where from_item in (
+      select ${items.id} from ${items}
+      where ${items.ownerId} = ${ownerId} and ${inBatchKeys(batch)} and ${writtenHere}
+    )`);
+}
+
+function insertLinksStatement(db: Db, ownerId: string, batch: Prepared[]) {
+  const rows = batch.flatMap((p) =>
+    p.links.map((l) => ({
+      fs: p.row.source,
+      fe: p.row.externalId,
+      ts: l.targetSource,
+      te: l.targetExternalId,
+      k: l.kind,
+    })),
+  );
+  // A bare mention (ts null) becomes a link only if it resolves; it prefers the item's own source.
+  return db.execute(sql`
+    insert into item_links (from_item, target_source, target_external_id, kind, to_item)
+    select distinct on (f.id, l.ts, l.te, l.k) f.id, coalesce(l.ts, t.source), l.te, l.k, t.id
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as l(fs text, fe text, ts text, te text, k text)
+    join items f on f.owner_id = ${ownerId} and f.source = l.fs and f.external_id = l.fe
+      and f.xmin = pg_current_xact_id()::xid
+    left join items t on t.owner_id = ${ownerId} and t.external_id = l.te
+      and (l.ts is null or t.source = l.ts)
+    where (l.ts is not null or t.id is not null) and (t.id is null or t.id <> f.id)
+    order by f.id, l.ts, l.te, l.k, (t.source = l.fs) desc nulls last, t.source
+    on conflict do nothing`);
+}
+
+function resolvePendingStatement(db: Db, ownerId: string, batch: Prepared[]) {
+  return db.execute(sql`
+    update item_links l set to_item = t.id
+    from items f, items t
+    where l.to_item is null and f.id = l.from_item and f.owner_id = ${ownerId}
+      and t.owner_id = ${ownerId} and t.source = l.target_source and t.external_id = l.target_external_id
+      and t.xmin = pg_current_xact_id()::xid
+      and (t.source, t.external_id) in (
+        select * from unnest(${sql.param(batch.map((p) => p.row.source))}::text[],
+                             ${sql.param(batch.map((p) => p.row.externalId))}::text[]))`);
+}

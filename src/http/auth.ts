@@ -1,0 +1,147 @@
+/**
+ * Bearer-token authentication. Two modes, chosen by configuration:
+ * - `hs256`: tokens signed with a shared secret; `alg` pinned to HS256.
+ * - `jwks`: tokens signed by an identity provider's keys (RS256 or ES256 only, never a symmetric
+ *   algorithm), fetched from its JWKS URL and cached per isolate; issuer and audience are required.
+ * The caller is the token's `sub`; scopes come from the `scope` claim (space-separated string or array).
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { decode, verify, verifyWithJwks } from "hono/jwt";
+import type { HonoJsonWebKey } from "hono/utils/jwt/jws";
+import type { JWTPayload } from "hono/utils/jwt/types";
+import type { Auth } from "../config/config";
+import { AppError } from "../domain/errors";
+import type { AppEnv, Caller, Scope } from "./context";
+
+export const SCOPES: readonly Scope[] = ["memory:read", "items:write", "admin"];
+const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
+const JWKS_TTL_MS = 10 * 60_000;
+/** An unknown `kid` refetches the key set at most this often (key rotation without a fetch storm). */
+const JWKS_REFETCH_MIN_MS = 30_000;
+const MAX_SUBJECT_LENGTH = 255;
+
+export interface AuthenticateOptions {
+  /** Where the auth settings come from; defaults to the request's parsed config. */
+  auth?: Auth | ((c: Context<AppEnv>) => Auth);
+}
+
+/** Verifies the bearer token and sets `caller` ({ userId, scopes }); 401 `unauthorized` otherwise. */
+export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const auth =
+      typeof options.auth === "function" ? options.auth(c) : (options.auth ?? c.get("services").config.auth);
+    const token = bearerToken(c.req.header("authorization"));
+    if (!token) throw unauthorized(c, "Missing bearer token");
+    const payload = await verifyToken(token, auth).catch((err: unknown) => {
+      if (err instanceof AppError) throw err;
+      throw unauthorized(c, "Invalid or expired token");
+    });
+    c.set("caller", callerFrom(c, payload));
+    await next();
+  };
+}
+
+/** 403 `forbidden` unless the caller holds `scope` (or `admin`, which implies every scope). */
+export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = c.get("caller");
+    if (!caller) throw new AppError("unauthorized", "Not authenticated");
+    if (!hasScope(caller, scope)) throw new AppError("forbidden", `This token lacks the "${scope}" scope`);
+    await next();
+  };
+}
+
+export function hasScope(caller: Caller, scope: Scope): boolean {
+  return caller.scopes.has(scope) || caller.scopes.has("admin");
+}
+
+function bearerToken(header: string | undefined): string | null {
+  const match = header?.match(/^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)\s*$/i);
+  return match?.[1] ?? null;
+}
+
+function verifyToken(token: string, auth: Auth): Promise<JWTPayload> {
+  if (auth.kind === "hs256") {
+    return verify(token, auth.secret, {
+      alg: "HS256",
+      ...(auth.issuer ? { iss: auth.issuer } : {}),
+      ...(auth.audience ? { aud: auth.audience } : {}),
+    });
+  }
+  return verifyJwks(token, auth);
+}
+
+async function verifyJwks(token: string, auth: Extract<Auth, { kind: "jwks" }>): Promise<JWTPayload> {
+  const verification = { iss: auth.issuer, aud: auth.audience };
+  const keys = await jwksKeys(auth.jwksUrl, tokenKid(token));
+  return verifyWithJwks(token, { keys, verification, allowedAlgorithms: JWKS_ALGORITHMS });
+}
+
+/** The header's `kid`, only to decide whether the cached key set is current; verification comes after. */
+function tokenKid(token: string): string | undefined {
+  const kid: unknown = decode(token).header.kid;
+  return typeof kid === "string" ? kid : undefined;
+}
+
+interface CachedJwks {
+  keys: HonoJsonWebKey[];
+  fetchedAt: number;
+}
+
+const jwksCache = new Map<string, CachedJwks>();
+
+/** The key set for `url`, cached per isolate; refetched when stale or when it lacks `kid` (rotation). */
+async function jwksKeys(url: string, kid: string | undefined): Promise<HonoJsonWebKey[]> {
+  const now = Date.now();
+  const cached = jwksCache.get(url);
+  const fresh = cached && now - cached.fetchedAt < JWKS_TTL_MS;
+  const knowsKid = cached && (kid === undefined || cached.keys.some((k) => k.kid === kid));
+  const mayRefetch = !cached || now - cached.fetchedAt >= JWKS_REFETCH_MIN_MS;
+  if (cached && fresh && (knowsKid || !mayRefetch)) return cached.keys;
+
+  let keys: HonoJsonWebKey[];
+  try {
+    const res = await fetch(url, { headers: { accept: "application/json" } });
+    if (!res.ok) throw new Error(`JWKS answered ${res.status}`);
+    const body = (await res.json()) as { keys?: unknown };
+    if (!Array.isArray(body.keys)) throw new Error("JWKS has no keys array");
+    keys = body.keys.filter((k): k is HonoJsonWebKey => typeof k === "object" && k !== null);
+  } catch (err) {
+    if (cached) return cached.keys;
+    throw new AppError(
+      "auth_unavailable",
+      "The token issuer's keys could not be fetched; try again shortly.",
+      {
+        retryAfterSeconds: 5,
+        retryable: true,
+        cause: err,
+      },
+    );
+  }
+  jwksCache.set(url, { keys, fetchedAt: now });
+  return keys;
+}
+
+function callerFrom(c: Context<AppEnv>, payload: JWTPayload): Caller {
+  const sub = payload.sub;
+  if (typeof sub !== "string" || sub.trim() === "" || sub.length > MAX_SUBJECT_LENGTH) {
+    throw unauthorized(c, "Token has no usable subject");
+  }
+  if (typeof payload.exp !== "number") throw unauthorized(c, "Token has no expiry");
+  return { userId: sub, scopes: parseScopes(payload.scope ?? payload.scp) };
+}
+
+function parseScopes(claim: unknown): Set<Scope> {
+  const values =
+    typeof claim === "string"
+      ? claim.split(/\s+/)
+      : Array.isArray(claim)
+        ? claim.filter((s): s is string => typeof s === "string")
+        : [];
+  return new Set(SCOPES.filter((scope) => values.includes(scope)));
+}
+
+function unauthorized(c: Context<AppEnv>, message: string): AppError {
+  c.header("WWW-Authenticate", 'Bearer error="invalid_token"');
+  return new AppError("unauthorized", message);
+}

@@ -1,0 +1,38 @@
+/** The workspace store's HTTP API: batch ingest, search, read and delete, all scoped to the caller. */
+import { Hono } from "hono";
+import { notFound } from "../../domain/errors";
+import { authenticate, requireScope } from "../auth";
+import type { AppEnv } from "../context";
+import { MAX_BODY_BYTES, parseIngestBody, parseSearchParams } from "../item-schemas";
+import { readJsonBody } from "../read-body";
+
+export const itemsRoutes = new Hono<AppEnv>()
+  .use(authenticate())
+
+  .post("/", requireScope("items:write"), async (c) => {
+    const inputs = parseIngestBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
+    const { items, memoryEvents } = c.get("services");
+    const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").userId, inputs);
+    await memoryEvents.materialChanged(affectedSubjects);
+    return c.json({ items: outcomes });
+  })
+
+  .get("/", requireScope("memory:read"), async (c) => {
+    const query = parseSearchParams((name) => c.req.queries(name));
+    return c.json(await c.get("services").items.search(c.get("caller").userId, query));
+  })
+
+  .get("/:id", requireScope("memory:read"), async (c) => {
+    const item = await c.get("services").items.get(c.get("caller").userId, c.req.param("id"));
+    if (!item) throw notFound("Item");
+    return c.json(item);
+  })
+
+  // Kept small on purpose: deleting an item is also where derived memories get redacted.
+  .delete("/:id", requireScope("items:write"), async (c) => {
+    const { items, memoryEvents } = c.get("services");
+    const removed = await items.remove(c.get("caller").userId, c.req.param("id"));
+    if (!removed) throw notFound("Item");
+    await memoryEvents.materialChanged(removed.affectedSubjects);
+    return c.body(null, 204);
+  });

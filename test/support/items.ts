@@ -1,0 +1,64 @@
+/** Helpers for the /items tests: realistic item payloads and calls to the worker as a given user. */
+import { exports } from "cloudflare:workers";
+import { bearer, READ_WRITE } from "./auth";
+
+export interface ItemPayload {
+  source: string;
+  externalId: string;
+  kind: string;
+  title?: string;
+  body: string;
+  author?: string;
+  participants?: string[];
+  occurredAt: string;
+  url?: string;
+  metadata?: Record<string, unknown>;
+  sharedWith?: string[];
+  links?: { source?: string; externalId: string; kind?: string }[];
+}
+
+export interface Outcome {
+  id: string;
+  source: string;
+  externalId: string;
+  status: "created" | "updated" | "unchanged";
+}
+
+export const item = (overrides: Partial<ItemPayload> & { externalId: string }): ItemPayload => ({
+  source: "gmail",
+  kind: "email",
+  title: `Subject ${overrides.externalId}`,
+  body: `Body of ${overrides.externalId}`,
+  author: "Dana Scully <dana@example.com>",
+  participants: ["Fox Mulder <fox@example.com>"],
+  occurredAt: "2026-03-01T10:00:00Z",
+  ...overrides,
+});
+
+export async function call(
+  userId: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; scopes?: readonly string[]; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    ...(await bearer(userId, options.scopes ?? READ_WRITE)),
+    ...options.headers,
+  };
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+  }
+  return exports.default.fetch(`http://local${path}`, { method, headers, body });
+}
+
+export async function ingest(userId: string, items: ItemPayload[]): Promise<Outcome[]> {
+  const res = await call(userId, "POST", "/items", { body: { items } });
+  if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { items: Outcome[] }).items;
+}
+
+export async function json<T>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}

@@ -1,0 +1,37 @@
+/**
+ * A tiny identity provider's JWKS endpoint for the auth tests: `PUT /jwks/<name>` stores a key set
+ * (the tests generate their own key pairs inside workerd), `GET /jwks/<name>` serves it.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export async function startJwksServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const sets = new Map<string, string>();
+  const server = createServer((req, res) => {
+    const name = /^\/jwks\/([\w-]+)$/.exec(req.url ?? "")?.[1];
+    if (!name) {
+      res.writeHead(404).end();
+    } else if (req.method === "PUT") {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        sets.set(name, Buffer.concat(chunks).toString("utf8"));
+        res.writeHead(204).end();
+      });
+    } else {
+      const body = sets.get(name);
+      if (body === undefined) res.writeHead(404).end();
+      else res.writeHead(200, { "content-type": "application/json" }).end(body);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
