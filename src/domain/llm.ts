@@ -2,8 +2,17 @@
 
 export type ContentBlock =
   | { type: "text"; text: string }
+  /**
+   * `input` is the parsed JSON object of the call's arguments. When the model sent arguments that are not
+   * a JSON object (malformed JSON, or a string/array/number), adapters do not throw: `input` is
+   * `{ [INVALID_TOOL_INPUT]: "<the raw arguments text>" }`, so the loop can answer with an error result.
+   * Sent back in the history, such a call is replayed as is (OpenAI: with its raw arguments text).
+   */
   | { type: "tool_call"; id: string; name: string; input: unknown }
   | { type: "tool_result"; toolCallId: string; content: string; isError?: boolean };
+
+/** Key of the `input` of a tool call whose arguments were not a JSON object (see ContentBlock). */
+export const INVALID_TOOL_INPUT = "__invalid_json";
 
 export interface LlmMessage {
   role: "user" | "assistant";

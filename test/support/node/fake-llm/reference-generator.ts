@@ -1,0 +1,329 @@
+/**
+ * The deterministic reference generator: researches with the offered tools, then answers with one cited
+ * <memory> block built only from text the tools returned (whole sentences of items it read), so every
+ * statement is supported by the items it cites. The conversation so far is its only state: the same
+ * request always gets the same reply.
+ *
+ * First generation (4 turns): top_people + recent_activity; search_items on a few words; read_item on the
+ * most relevant refs; the final answer.
+ * Refresh (<previous_memory> in the system prompt; 3 turns): recent_activity since the previous
+ * generation; read_item on the new refs; the final answer keeping every previous line and adding new ones.
+ */
+import { MEMORY_CLOSE, MEMORY_OPEN, SECTIONS, TOOL_NAMES } from "../../../../src/agent/wire-format";
+import type { FakeReply, FakeToolCall, NeutralRequest } from "./protocol";
+import { contentWords, isoDates, sentences, stripUntrusted, tagged } from "./text";
+
+const SEARCH_QUERIES = ["project", "deadline", "decided"];
+const READS_FIRST_RUN = 6;
+const READS_REFRESH = 4;
+const MAX_STATEMENTS_FIRST_RUN = 16;
+const MAX_STATEMENTS_REFRESH = 8;
+const PER_ITEM = 2;
+const DAY_MS = 86_400_000;
+
+interface ItemInfo {
+  ref: string;
+  kind: string;
+  occurredAt: string;
+  body?: string;
+  hits: number;
+  searchHits: number;
+  order: number;
+}
+
+interface Call {
+  name: string;
+  input: unknown;
+  result?: { content: string; isError: boolean };
+}
+
+interface Knowledge {
+  items: Map<string, ItemInfo>;
+  people: string[];
+  calls: Call[];
+}
+
+export function referenceGeneratorReply(request: NeutralRequest): FakeReply {
+  const offered = new Set(request.tools.map((t) => t.name));
+  const knowledge = gather(request);
+  const called = new Set(knowledge.calls.map((c) => c.name));
+  const previous = tagged(request.system, "previous_memory");
+  const now = findNow(request.system);
+  const calls: FakeToolCall[] = [];
+
+  if (previous === null) {
+    const orient = [TOOL_NAMES.topPeople, TOOL_NAMES.recentActivity].filter((t) => offered.has(t));
+    if (orient.length > 0 && !orient.some((t) => called.has(t))) {
+      if (offered.has(TOOL_NAMES.topPeople)) calls.push({ name: TOOL_NAMES.topPeople, input: {} });
+      if (offered.has(TOOL_NAMES.recentActivity)) {
+        calls.push({ name: TOOL_NAMES.recentActivity, input: { since: iso(now - 30 * DAY_MS) } });
+      }
+      return { toolCalls: calls };
+    }
+    if (offered.has(TOOL_NAMES.searchItems) && !called.has(TOOL_NAMES.searchItems)) {
+      return {
+        toolCalls: SEARCH_QUERIES.map((query) => ({ name: TOOL_NAMES.searchItems, input: { query } })),
+      };
+    }
+    const reads = readCalls(knowledge, offered, READS_FIRST_RUN, () => true);
+    if (reads) return reads;
+  } else {
+    if (offered.has(TOOL_NAMES.recentActivity) && !called.has(TOOL_NAMES.recentActivity)) {
+      return {
+        toolCalls: [
+          { name: TOOL_NAMES.recentActivity, input: { since: iso(refreshSince(request.system, now)) } },
+        ],
+      };
+    }
+    const cited = new Set([...previous.matchAll(/\[([A-Z]\d+)\]/g)].map((m) => m[1]));
+    const recent = new Set(
+      knowledge.calls
+        .filter((c) => c.name === TOOL_NAMES.recentActivity && c.result && !c.result.isError)
+        .flatMap((c) => cardRefs(c.result?.content ?? "")),
+    );
+    const reads = readCalls(knowledge, offered, READS_REFRESH, (ref) => recent.has(ref) && !cited.has(ref));
+    if (reads) return reads;
+  }
+  return { text: referenceMemory(request) };
+}
+
+/** The final answer the reference policy gives for this conversation: one <memory> block. */
+export function referenceMemory(request: NeutralRequest): string {
+  return `${MEMORY_OPEN}\n${referenceMemoryBody(request)}\n${MEMORY_CLOSE}`;
+}
+
+/** The markdown inside the <memory> block. */
+export function referenceMemoryBody(request: NeutralRequest): string {
+  const knowledge = gather(request);
+  const previous = tagged(request.system, "previous_memory");
+  const sections = new Map<string, string[]>(SECTIONS.map((s) => [s, []]));
+  const seen = new Set<string>();
+
+  if (previous !== null) {
+    let section: string = SECTIONS[1];
+    for (const line of previous.split("\n")) {
+      const heading = /^##\s+(.+)$/.exec(line.trim());
+      if (heading?.[1]) section = heading[1].trim();
+      else if (line.trim().startsWith("- ")) {
+        sections.set(section, [...(sections.get(section) ?? []), line.trim()]);
+        seen.add(
+          normalize(
+            line
+              .trim()
+              .slice(2)
+              .replace(/(\s*\[[A-Z]\d+\])+\s*$/, ""),
+          ),
+        );
+      }
+    }
+  }
+
+  const budget = previous === null ? MAX_STATEMENTS_FIRST_RUN : MAX_STATEMENTS_REFRESH;
+  const names = personNames(knowledge.people);
+  const withBodies = ranked(knowledge).filter((i) => i.body !== undefined);
+  let added = 0;
+  for (const item of withBodies) {
+    let fromItem = 0;
+    for (const sentence of sentences(item.body ?? "")) {
+      if (added >= budget || fromItem >= PER_ITEM) break;
+      const text = sentence.replace(/[.!]+$/, "");
+      if (!usable(text) || seen.has(normalize(text))) continue;
+      seen.add(normalize(text));
+      const refs = withBodies
+        .filter((other) => normalize(other.body ?? "").includes(normalize(text)))
+        .map((o) => o.ref);
+      const section = classify(text, names);
+      sections.set(section, [
+        ...(sections.get(section) ?? []),
+        `- ${text} ${refs.map((r) => `[${r}]`).join("")}`,
+      ]);
+      added++;
+      fromItem++;
+    }
+  }
+
+  const feedback = revisionFeedback(request);
+  return [...sections.entries()]
+    .map(([title, lines]) => [title, lines.filter((l) => !quotedIn(l, feedback))] as const)
+    .filter(([, lines]) => lines.length > 0)
+    .map(([title, lines]) => `## ${title}\n${lines.join("\n")}`)
+    .join("\n\n");
+}
+
+function readCalls(
+  knowledge: Knowledge,
+  offered: Set<string>,
+  max: number,
+  wanted: (ref: string) => boolean,
+): FakeReply | null {
+  if (!offered.has(TOOL_NAMES.readItem)) return null;
+  if (knowledge.calls.some((c) => c.name === TOOL_NAMES.readItem)) return null;
+  const refs = ranked(knowledge)
+    .filter((i) => i.body === undefined && wanted(i.ref))
+    .slice(0, max)
+    .map((i) => i.ref);
+  if (refs.length === 0) return null;
+  return { toolCalls: refs.map((ref) => ({ name: TOOL_NAMES.readItem, input: { ref } })) };
+}
+
+/** Everything the tools returned so far in this conversation. */
+function gather(request: NeutralRequest): Knowledge {
+  const calls = new Map<string, Call>();
+  const ordered: Call[] = [];
+  for (const message of request.messages) {
+    for (const block of message.content) {
+      if (block.type === "tool_call") {
+        const call: Call = { name: block.name, input: block.input };
+        calls.set(block.id, call);
+        ordered.push(call);
+      } else if (block.type === "tool_result") {
+        const call = calls.get(block.toolCallId);
+        if (call) call.result = { content: block.content, isError: block.isError };
+      }
+    }
+  }
+  const items = new Map<string, ItemInfo>();
+  const people: string[] = [];
+  const upsert = (card: Record<string, unknown>, fromSearch: boolean) => {
+    if (typeof card.ref !== "string") return;
+    const info = items.get(card.ref) ?? {
+      ref: card.ref,
+      kind: String(card.kind ?? ""),
+      occurredAt: String(card.occurredAt ?? ""),
+      hits: 0,
+      searchHits: 0,
+      order: items.size,
+    };
+    info.hits++;
+    if (fromSearch) info.searchHits++;
+    if (typeof card.body === "string") info.body = stripUntrusted(card.body);
+    items.set(info.ref, info);
+  };
+  for (const call of ordered) {
+    if (!call.result || call.result.isError) continue;
+    const value = parseJson(call.result.content);
+    if (!isRecord(value)) continue;
+    const fromSearch = call.name === TOOL_NAMES.searchItems;
+    if (Array.isArray(value.items))
+      for (const card of value.items) if (isRecord(card)) upsert(card, fromSearch);
+    if (typeof value.ref === "string") upsert(value, fromSearch);
+    if (Array.isArray(value.people)) {
+      for (const p of value.people) {
+        const name = typeof p === "string" ? p : isRecord(p) ? (p.person ?? p.name) : undefined;
+        if (typeof name === "string") people.push(name);
+      }
+    }
+  }
+  return { items, people, calls: ordered };
+}
+
+function cardRefs(content: string): string[] {
+  const value = parseJson(content);
+  if (!isRecord(value) || !Array.isArray(value.items)) return [];
+  return value.items.filter(isRecord).flatMap((c) => (typeof c.ref === "string" ? [c.ref] : []));
+}
+
+/** Most relevant first: found by searches, then seen most often, then newest, then first seen. */
+function ranked(knowledge: Knowledge): ItemInfo[] {
+  return [...knowledge.items.values()].sort(
+    (a, b) =>
+      b.searchHits * 2 + b.hits - (a.searchHits * 2 + a.hits) ||
+      b.occurredAt.localeCompare(a.occurredAt) ||
+      a.order - b.order,
+  );
+}
+
+const INSTRUCTION_LIKE = /\b(ignore|disregard|instructions?|system prompt|assistant|memory|tool|prompt)\b/i;
+const SALUTATION = /^(hi|hello|hey|thanks|thank you|best|cheers|regards|dear|sent from)\b/i;
+
+/** A sentence worth a statement: a plain fact, not a greeting, a question or an embedded instruction. */
+function usable(text: string): boolean {
+  return (
+    text.length >= 25 &&
+    text.length <= 200 &&
+    contentWords(text).length >= 4 &&
+    !/[<>[\]‹{}]/.test(text) &&
+    !text.endsWith("?") &&
+    !INSTRUCTION_LIKE.test(text) &&
+    !SALUTATION.test(text)
+  );
+}
+
+const RULES: [RegExp, string][] = [
+  [/\b(decided|decision|agreed|approved|chose|going with|settled on|signed off)\b/i, "Decisions"],
+  [
+    /\b(deadline|due|by (monday|tuesday|wednesday|thursday|friday|saturday|sunday|end of|eod|next)|promised|commit(ted|s)?|target date|no later than|will (send|deliver|ship|finish|review|share|prepare|draft))\b/i,
+    "Commitments and deadlines",
+  ],
+  [/\b(role|team|manager|reports to|joined|head of|leads|lead of|director|engineer at)\b/i, "Role and team"],
+  [
+    /\b(prefers?|likes|rather|working style|async|do not schedule|don't schedule)\b/i,
+    "Preferences and working style",
+  ],
+];
+
+function classify(text: string, names: string[]): string {
+  for (const [pattern, section] of RULES) if (pattern.test(text)) return section;
+  if (names.some((n) => new RegExp(`\\b${escapeRegExp(n)}\\b`).test(text)))
+    return "Key people and relationships";
+  return "Current projects";
+}
+
+/** Capitalised name parts (e.g. "Dana" of "Dana Whitfield <dana@acme.test>"). */
+function personNames(people: string[]): string[] {
+  return [...new Set(people.flatMap((p) => p.match(/\b[A-Z][a-z]{2,}\b/g) ?? []))];
+}
+
+function findNow(system: string): number {
+  const line = /^Now:\s*(\S+)/m.exec(system);
+  const parsed = line?.[1] ? Date.parse(line[1]) : Number.NaN;
+  if (!Number.isNaN(parsed)) return parsed;
+  const dates = isoDates(system).map((d) => d.getTime());
+  return dates.length > 0 ? Math.max(...dates) : Date.parse("2000-01-01T00:00:00Z");
+}
+
+/** "Since <ISO>" of the digest, else the previous generation's time, else a week before now. */
+function refreshSince(system: string, now: number): number {
+  const changes = tagged(system, "changes_since_previous");
+  const since = changes ? /Since\s+(\S+?):?\s/i.exec(changes) : null;
+  const fromDigest = since?.[1] ? Date.parse(since[1]) : Number.NaN;
+  if (!Number.isNaN(fromDigest)) return fromDigest;
+  const generated = /generated\s+(\d{4}-\d{2}-\d{2}T\S+?)[,.\s]/i.exec(system);
+  const fromPrevious = generated?.[1] ? Date.parse(generated[1]) : Number.NaN;
+  return Number.isNaN(fromPrevious) ? now - 7 * DAY_MS : fromPrevious;
+}
+
+/** The judge's feedback when this is a revision round: the text of the user turn after a final answer. */
+function revisionFeedback(request: NeutralRequest): string {
+  const lastFinal = request.messages.findLastIndex(
+    (m) => m.role === "assistant" && m.content.some((b) => b.type === "text" && b.text.includes(MEMORY_OPEN)),
+  );
+  if (lastFinal < 0) return "";
+  return request.messages
+    .slice(lastFinal + 1)
+    .filter((m) => m.role === "user")
+    .flatMap((m) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])))
+    .join("\n");
+}
+
+function quotedIn(line: string, feedback: string): boolean {
+  if (feedback === "") return false;
+  const text = line.slice(2).replace(/(\s*\[[A-Z]\d+\])+\s*$/, "");
+  return feedback.includes(text);
+}
+
+const normalize = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
+const iso = (ms: number) => new Date(ms).toISOString();
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
