@@ -1,3 +1,4 @@
+import { runSweep } from "./cron/sweep";
 import type { Env } from "./env";
 import { createApp } from "./http/app";
 
@@ -7,5 +8,7 @@ const app = createApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  async scheduled(_controller, _env, _ctx) {},
+  async scheduled(controller, env) {
+    await runSweep(env, controller);
+  },
 } satisfies ExportedHandler<Env>;

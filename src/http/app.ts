@@ -5,6 +5,8 @@ import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 import { health } from "./routes/health";
 import { itemsRoutes } from "./routes/items";
+import { meRoutes } from "./routes/me";
+import { memoryRoutes } from "./routes/memory";
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -19,6 +21,8 @@ export function createApp() {
 
   app.route("/health", health);
   app.route("/items", itemsRoutes);
+  app.route("/memory", memoryRoutes);
+  app.route("/me", meRoutes);
 
   app.notFound(() => {
     throw new AppError("not_found", "No such route");

@@ -1,6 +1,8 @@
 /** The workspace store's HTTP API: batch ingest, search, read and delete, all scoped to the caller. */
 import { Hono } from "hono";
+import { isUuid } from "../../db/cursor";
 import { notFound } from "../../domain/errors";
+import { deleteItemWithRedaction } from "../../memory/deletion";
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
 import { MAX_BODY_BYTES, parseIngestBody, parseSearchParams } from "../item-schemas";
@@ -30,9 +32,9 @@ export const itemsRoutes = new Hono<AppEnv>()
 
   // Kept small on purpose: deleting an item is also where derived memories get redacted.
   .delete("/:id", requireScope("items:write"), async (c) => {
-    const { items, memoryEvents } = c.get("services");
-    const removed = await items.remove(c.get("caller").userId, c.req.param("id"));
+    const id = c.req.param("id");
+    const removed =
+      isUuid(id) && (await deleteItemWithRedaction(c.get("services"), c.get("caller").userId, id));
     if (!removed) throw notFound("Item");
-    await memoryEvents.materialChanged(removed.affectedSubjects);
     return c.body(null, 204);
   });

@@ -1,0 +1,117 @@
+/** The caller's memory: GET /memory (one indexed query, never through the Durable Object), history, refresh. */
+import { Hono } from "hono";
+import { AppError, notFound } from "../../domain/errors";
+import {
+  decideRead,
+  matchesIfNoneMatch,
+  parseFormat,
+  parseWait,
+  type ReadDecision,
+  servedBody,
+  waitPollDelays,
+} from "../../memory/read-model";
+import { authenticate, requireScope } from "../auth";
+import type { AppEnv } from "../context";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
+
+export const memoryRoutes = new Hono<AppEnv>()
+  .use(authenticate())
+
+  .get("/", requireScope("memory:read"), async (c) => {
+    const wait = parseWait(c.req.query("wait"));
+    if (wait === null)
+      throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
+    const format = parseFormat(c.req.query("format"));
+    if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
+    const { memoryStore, memoryAgents, config, clock, defer } = c.get("services");
+    const subjectId = c.get("caller").userId;
+    const read = async (): Promise<ReadDecision> =>
+      decideRead(await memoryStore.current(subjectId), {
+        now: clock.now(),
+        ttlMs: config.memory.ttlMs,
+      });
+
+    let decision = await read();
+    if (decision.poke) {
+      await defer(memoryAgents.requestRefresh(subjectId, "read"));
+    }
+    if (decision.kind === "generating" && wait > 0) {
+      for (const delay of waitPollDelays(wait * 1000)) {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        decision = await read();
+        if (decision.kind !== "generating") break;
+      }
+    }
+
+    switch (decision.kind) {
+      case "ready": {
+        c.header("ETag", decision.etag);
+        c.header("Cache-Control", "private, no-cache");
+        if (matchesIfNoneMatch(c.req.header("if-none-match"), decision.etag)) return c.body(null, 304);
+        return c.json(servedBody(decision.memory, decision.stale, format));
+      }
+      case "generating":
+        c.header("Retry-After", String(decision.retryAfterSeconds));
+        c.header("Cache-Control", "no-store");
+        return c.json({ status: "generating", retryAfter: decision.retryAfterSeconds }, 202);
+      case "unavailable":
+        throw new AppError(decision.problem.code, decision.problem.message, { details: decision.details });
+    }
+  })
+
+  .get("/runs", requireScope("memory:read"), async (c) => {
+    const page = await c.get("services").memoryStore.runs(c.get("caller").userId, {
+      limit: parseLimit(c.req.query("limit")),
+      cursor: c.req.query("cursor"),
+    });
+    return c.json({ runs: page.entries, nextCursor: page.nextCursor });
+  })
+
+  .get("/versions", requireScope("memory:read"), async (c) => {
+    const page = await c.get("services").memoryStore.versions(c.get("caller").userId, {
+      limit: parseLimit(c.req.query("limit")),
+      cursor: c.req.query("cursor"),
+    });
+    return c.json({ versions: page.entries, nextCursor: page.nextCursor });
+  })
+
+  .get("/versions/:id", requireScope("memory:read"), async (c) => {
+    const id = c.req.param("id");
+    const version = UUID.test(id)
+      ? await c.get("services").memoryStore.version(c.get("caller").userId, id)
+      : null;
+    if (!version) throw notFound("Memory version");
+    return c.json(version);
+  })
+
+  .post("/refresh", requireScope("memory:read"), async (c) => {
+    const answer = await c.get("services").memoryAgents.forceRefresh(c.get("caller").userId);
+    switch (answer.status) {
+      case "refused": {
+        const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
+        throw new AppError("rate_limited", `A refresh is not allowed yet; retry in ${seconds} s.`, {
+          retryAfterSeconds: seconds,
+        });
+      }
+      case "running":
+        return c.json({ status: "running", runId: answer.runId }, 202);
+      case "scheduled":
+        return c.json({ status: "scheduled", runAt: new Date(answer.runAt).toISOString() }, 202);
+      case "unavailable":
+        throw new AppError(answer.code, answer.message);
+      default:
+        return c.json({ status: answer.status }, 202);
+    }
+  });
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined || value === "") return DEFAULT_LIMIT;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
+    throw new AppError("bad_request", `limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  }
+  return n;
+}

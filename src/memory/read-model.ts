@@ -1,0 +1,125 @@
+/**
+ * The decisions behind GET /memory, from the one row the read path fetches. No I/O here. Whether generation
+ * can happen at all is the MemoryAgent's call: it records "unavailable" or "failed" in the row.
+ */
+import type { ErrorCode } from "../domain/errors";
+import type { Citation, CurrentMemory } from "./memory-store";
+
+/** Retry-After for "generating": a first memory usually takes tens of seconds; poll gently. */
+export const GENERATING_RETRY_AFTER_SECONDS = 5;
+export const MAX_WAIT_SECONDS = 30;
+
+export type MemoryFormat = "markdown" | "json";
+
+export interface GenerationProblem {
+  code: Extract<ErrorCode, "llm_not_configured" | "generation_unavailable" | "generation_failing">;
+  message: string;
+}
+
+export interface ReadContext {
+  now: Date;
+  ttlMs: number;
+}
+
+export type ReadDecision =
+  | {
+      kind: "ready";
+      etag: string;
+      stale: boolean;
+      poke: boolean;
+      memory: NonNullable<CurrentMemory["version"]>;
+    }
+  | { kind: "generating"; retryAfterSeconds: number; poke: boolean }
+  /** `poke` lets the agent notice that a missing LLM configuration has since been fixed. */
+  | { kind: "unavailable"; problem: GenerationProblem; details?: Record<string, unknown>; poke: boolean };
+
+export function decideRead(row: CurrentMemory | null, context: ReadContext): ReadDecision {
+  const version = row?.version ?? null;
+  if (version) {
+    const freshAsOf = Math.max(version.generatedAt.getTime(), row?.checkedAt?.getTime() ?? 0);
+    const stale = context.now.getTime() - freshAsOf > context.ttlMs;
+    return { kind: "ready", etag: etagOf(version), stale, poke: stale, memory: version };
+  }
+  if (row?.status === "unavailable") {
+    return {
+      kind: "unavailable",
+      problem:
+        row.errorCode === "llm_not_configured"
+          ? { code: "llm_not_configured", message: "No LLM is configured, so no memory can be generated." }
+          : { code: "generation_unavailable", message: "Memory generation is not available." },
+      details: { lastErrorCode: row.errorCode },
+      poke: true,
+    };
+  }
+  if (row?.status === "failed") {
+    return {
+      kind: "unavailable",
+      problem: {
+        code: "generation_failing",
+        message:
+          "The last attempts to generate this memory failed; new material, the daily sweep or POST /memory/refresh will try again.",
+      },
+      details: { lastErrorCode: row.errorCode },
+      poke: false,
+    };
+  }
+  return { kind: "generating", retryAfterSeconds: GENERATING_RETRY_AFTER_SECONDS, poke: true };
+}
+
+/** Strong ETag of what is served: the version id, suffixed once the version has been redacted. */
+export function etagOf(version: { id: string; redactedAt: Date | null }): string {
+  return version.redactedAt ? `"${version.id}.r${version.redactedAt.getTime()}"` : `"${version.id}"`;
+}
+
+/** RFC 9110 If-None-Match: a list of (possibly weak) tags, or "*". Weak comparison, as for GET. */
+export function matchesIfNoneMatch(header: string | null | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim() === "*" || bare(tag) === bare(etag));
+}
+
+/** Parses ?wait=N: absent → 0; an integer 0..30 otherwise, else null (a 400). */
+export function parseWait(value: string | undefined): number | null {
+  if (value === undefined || value === "") return 0;
+  if (!/^\d{1,3}$/.test(value)) return null;
+  const seconds = Number(value);
+  return seconds <= MAX_WAIT_SECONDS ? seconds : null;
+}
+
+export function parseFormat(value: string | undefined): MemoryFormat | null {
+  if (value === undefined || value === "" || value === "markdown") return "markdown";
+  return value === "json" ? "json" : null;
+}
+
+/** The 200 body, in the requested format. */
+export function servedBody(
+  version: NonNullable<CurrentMemory["version"]>,
+  stale: boolean,
+  format: MemoryFormat,
+): Record<string, unknown> {
+  const head = { version: version.id, generatedAt: version.generatedAt.toISOString(), stale };
+  if (format === "markdown") {
+    return { memory: version.markdown, ...head, citations: version.citations };
+  }
+  const byId = new Map<string, Citation>(version.citations.map((c) => [c.id, c]));
+  const statements = version.statements.map((s) => ({
+    section: s.section,
+    text: s.text,
+    citations: s.itemIds.map((id) => byId.get(id) ?? { id, kind: null, title: null, occurredAt: null }),
+  }));
+  return { ...head, statements, citations: version.citations };
+}
+
+/** Delays between polls of ?wait: quick at first (a short run), then once a second. */
+export function waitPollDelays(totalMs: number): number[] {
+  const delays: number[] = [];
+  let elapsed = 0;
+  let step = 100;
+  while (elapsed < totalMs) {
+    const delay = Math.min(step, totalMs - elapsed);
+    delays.push(delay);
+    elapsed += delay;
+    step = Math.min(step * 2, 1000);
+  }
+  return delays;
+}

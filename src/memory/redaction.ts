@@ -1,0 +1,28 @@
+/** Redaction: what a memory version becomes once some of the items it cites are deleted. */
+import type { Statement } from "../domain/memory";
+import { renderMemory, withoutCitationsOf } from "../domain/memory-render";
+import type { RedactedVersion } from "./memory-store";
+
+export interface CitingVersion {
+  id: string;
+  subjectId: string;
+  statements: Statement[];
+}
+
+/**
+ * Every statement that cites a removed item is dropped (the whole statement: its other citations do not
+ * vouch for what the removed item said); the markdown and the citation list are re-rendered from what is
+ * left, so [n] marks stay consistent.
+ */
+export function redactVersion(version: CitingVersion, removedIds: ReadonlySet<string>): RedactedVersion {
+  const statements = withoutCitationsOf(version.statements, removedIds);
+  const { markdown, citedIds } = renderMemory(statements);
+  return { id: version.id, subjectId: version.subjectId, markdown, statements, citedItemIds: citedIds };
+}
+
+export function redactVersions(
+  versions: CitingVersion[],
+  removedIds: ReadonlySet<string>,
+): RedactedVersion[] {
+  return versions.map((v) => redactVersion(v, removedIds));
+}

@@ -1,0 +1,213 @@
+/** Helpers for the memory tests: a hand-written fake Generator, agent seams, seeded memories. */
+
+import {
+  createExecutionContext,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { buildServices, type Services } from "../../src/composition";
+import type { MemoryAgent } from "../../src/do/memory-agent";
+import { agentName } from "../../src/do/memory-agents";
+import type { GenerationRequest, GenerationResult, Generator } from "../../src/domain/generation";
+import { emptyStats } from "../../src/domain/generation";
+import type { Statement } from "../../src/domain/memory";
+import { renderMemory } from "../../src/domain/memory-render";
+import type { Env } from "../../src/env";
+import worker from "../../src/index";
+import { bearer, READ_WRITE } from "./auth";
+import { FakeClock } from "./fakes/fake-clock";
+
+export type Step =
+  | { kind: "accept"; statements: Statement[] }
+  | { kind: "fail"; code: string; retryable: boolean }
+  | { kind: "reject"; reason: string }
+  /** Waits until release() is called, then follows the next step. */
+  | { kind: "block" };
+
+/** A Generator driven by a script of steps; records every request. */
+export class FakeGenerator implements Generator {
+  readonly requests: GenerationRequest[] = [];
+  private readonly script: Step[];
+  private release_: (() => void) | null = null;
+  private startedResolve: (() => void) | null = null;
+  /** Resolves when a blocking step has been reached. */
+  started: Promise<void>;
+
+  constructor(...steps: Step[]) {
+    this.script = steps;
+    this.started = new Promise((resolve) => {
+      this.startedResolve = resolve;
+    });
+  }
+
+  push(...steps: Step[]): void {
+    this.script.push(...steps);
+  }
+
+  release(): void {
+    this.release_?.();
+  }
+
+  async generate(request: GenerationRequest): Promise<GenerationResult> {
+    this.requests.push(request);
+    let step = this.script.shift();
+    if (step?.kind === "block") {
+      await new Promise<void>((resolve) => {
+        this.release_ = resolve;
+        this.startedResolve?.();
+      });
+      step = this.script.shift();
+    }
+    if (!step) throw new Error("FakeGenerator: no step left in the script");
+    switch (step.kind) {
+      case "accept":
+        return {
+          outcome: "accepted",
+          markdown: renderMemory(step.statements).markdown,
+          statements: step.statements,
+          generatorModel: "fake:generator",
+          judgeModel: "fake:judge",
+          verdict: { accepted: true, reason: "supported", unsupported: [] },
+          stats: { ...emptyStats(), turns: 2, toolCalls: 3 },
+        };
+      case "fail":
+        return {
+          outcome: "failed",
+          errorCode: step.code,
+          errorMessage: `fake ${step.code}`,
+          retryable: step.retryable,
+          stats: emptyStats(),
+        };
+      case "reject":
+        return {
+          outcome: "rejected",
+          verdict: { accepted: false, reason: step.reason, unsupported: [0] },
+          reason: step.reason,
+          stats: emptyStats(),
+        };
+      default:
+        throw new Error("FakeGenerator: two blocking steps in a row");
+    }
+  }
+}
+
+export const services = (): Services => buildServices(env as Env);
+
+export function agentStub(subjectId: string) {
+  return env.MEMORY_AGENT.get(env.MEMORY_AGENT.idFromName(agentName(subjectId)));
+}
+
+/**
+ * Replaces the agent's seams on its live instance: the generator and a clock a year ahead of real time, so
+ * the object's alarms never fire by themselves and each run happens exactly when a test runs the alarm.
+ */
+export async function installAgent(subjectId: string, generator: Generator | null, clock = futureClock()) {
+  const stub = agentStub(subjectId);
+  await runInDurableObject(stub, (agent: MemoryAgent) => {
+    agent.clock = clock;
+    agent.generatorFactory = () =>
+      generator
+        ? { kind: "ready", generator }
+        : { kind: "unavailable", code: "llm_not_configured", message: "no LLM in this test" };
+  });
+  return { stub, clock };
+}
+
+export const futureClock = () => new FakeClock(new Date(Date.now() + 365 * 24 * 3600_000));
+
+/** Runs the agent's alarm now (whatever time it is set for). */
+export const runAlarm = (subjectId: string) => runDurableObjectAlarm(agentStub(subjectId));
+
+/** Removes the agent's alarm, so nothing is left to fire after the test. */
+export async function clearAlarm(subjectId: string): Promise<void> {
+  await runInDurableObject(agentStub(subjectId), async (_agent: MemoryAgent, state) => {
+    await state.storage.deleteAlarm();
+  });
+}
+
+/** Calls the worker and waits for everything it deferred (the pokes to the agent) to settle. */
+export async function fetchSettled(
+  userId: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  scopes: readonly string[] = READ_WRITE,
+): Promise<Response> {
+  const ctx = createExecutionContext();
+  const request = new Request(`http://local${path}`, {
+    method,
+    headers: { ...(await bearer(userId, scopes)), ...headers },
+  });
+  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env as Env, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+/** POST /items, waiting for the agents it notifies: tests then see the agent's state deterministically. */
+export async function ingestSettled(userId: string, items: unknown[]): Promise<string[]> {
+  const ctx = createExecutionContext();
+  const request = new Request("http://local/items", {
+    method: "POST",
+    headers: { ...(await bearer(userId, READ_WRITE)), "content-type": "application/json" },
+    body: JSON.stringify({ items }),
+  });
+  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env as Env, ctx);
+  await waitOnExecutionContext(ctx);
+  if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { items: { id: string }[] }).items.map((i) => i.id);
+}
+
+export const statement = (section: string, text: string, ...itemIds: string[]): Statement => ({
+  section,
+  text,
+  itemIds,
+});
+
+/** Writes an accepted memory for `subjectId` through the store, as a run at `generatedAt` would. */
+export async function seedMemory(
+  subjectId: string,
+  statements: Statement[],
+  options: { generatedAt: Date; materialChangedAt?: Date | null },
+): Promise<string> {
+  const store = services().memoryStore;
+  const run = {
+    id: crypto.randomUUID(),
+    subjectId,
+    trigger: "manual" as const,
+    attempt: 1,
+    queuedAt: options.generatedAt,
+    startedAt: options.generatedAt,
+  };
+  await store.runStarted(run);
+  const { markdown, citedIds } = renderMemory(statements);
+  const result = await store.runAccepted(
+    run,
+    {
+      markdown,
+      statements,
+      citedItemIds: citedIds,
+      generatorModel: "seed:generator",
+      judgeModel: "seed:judge",
+      verdict: { accepted: true, reason: "seeded", unsupported: [] },
+      generatedAt: options.generatedAt,
+    },
+    emptyStats(),
+    options.generatedAt,
+  );
+  if (!result.written) throw new Error("seedMemory: a cited item does not exist");
+  if (options.materialChangedAt !== undefined)
+    await setMaterialChangedAt(subjectId, options.materialChangedAt);
+  return result.versionId;
+}
+
+export async function setMaterialChangedAt(subjectId: string, at: Date | null): Promise<void> {
+  const { db } = services();
+  await db.execute(
+    sql`update memories set material_changed_at = ${at ? at.toISOString() : null}::timestamptz where subject_id = ${subjectId}`,
+  );
+}
+
+export const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000);
