@@ -75,10 +75,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     const exited = new Promise<number>((resolve) => wrangler.on("exit", (code) => resolve(code ?? 0)));
     closers.push(async () => {
-      if (wrangler.exitCode === null) {
-        wrangler.kill("SIGINT");
+      if (wrangler.exitCode === null && wrangler.pid) {
+        process.kill(-wrangler.pid, "SIGINT");
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (wrangler.exitCode === null) wrangler.kill("SIGKILL");
+        if (wrangler.exitCode === null) process.kill(-wrangler.pid, "SIGKILL");
       }
     });
     await waitUntilReady(wrangler, options.onOutput);
@@ -90,19 +90,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 function spawnWrangler(port: number, vars: Record<string, string>): ChildProcess {
-  const args = [
-    "wrangler",
-    "dev",
-    "--local",
-    "--test-scheduled",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-  ];
+  const args = ["dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", String(port)];
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
-  return spawn("npx", args, {
+  // Its own process group, so closing kills wrangler and the workerd it started.
+  return spawn(`${ROOT}node_modules/.bin/wrangler`, args, {
     cwd: ROOT,
+    detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   });

@@ -1,0 +1,38 @@
+/**
+ * A throwaway stack for one benchmark: a fresh database (on BENCH_DATABASE_URL's server, or an in-memory
+ * PGlite), the Neon stand-in and `wrangler dev` on BENCH_PORT (8799). Wrangler's output goes to a log file.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { ROOT } from "../../scripts/lib/dev-secret";
+import { createFreshDatabase, dropDatabase } from "../../scripts/lib/migrate";
+import { type Stack, startStack } from "../../scripts/lib/stack";
+
+export const BENCH_SECRET = "bench-secret-0123456789-0123456789-0123456789";
+
+export async function startBenchStack(name: string, vars: Record<string, string> = {}): Promise<Stack> {
+  const adminUrl = process.env.BENCH_DATABASE_URL;
+  const databaseUrl = adminUrl
+    ? await createFreshDatabase(adminUrl, `um_bench_${name.replace(/\W/g, "_")}`)
+    : undefined;
+  mkdirSync(`${ROOT}bench/results`, { recursive: true });
+  const logFile = `${ROOT}bench/results/${name}-wrangler.log`;
+  writeFileSync(logFile, "");
+  const stack = await startStack({
+    port: Number(process.env.BENCH_PORT ?? 8799),
+    databaseUrl,
+    vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...vars },
+    onOutput: (chunk) => appendFileSync(logFile, chunk),
+    log: (line) => console.error(`[bench] ${line}`),
+  });
+  return {
+    ...stack,
+    close: async () => {
+      await stack.close();
+      if (adminUrl && databaseUrl) await dropDatabase(adminUrl, databaseUrl);
+    },
+  };
+}
+
+export function backend(): string {
+  return process.env.BENCH_DATABASE_URL ? "postgres" : "pglite";
+}
