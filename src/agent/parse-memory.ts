@@ -20,7 +20,10 @@ export function extractMemoryBlock(finalText: string): Extraction {
   const block = finalText.slice(start, close);
   const rest = finalText.slice(close + MEMORY_CLOSE.length);
   if (block.includes(MEMORY_OPEN) || rest.includes(MEMORY_OPEN)) return { ok: false, problem: "multiple" };
-  const narration = `${finalText.slice(0, open)}\n${rest}`.replace(FENCE_LINE, "").trim();
+  const narration = [finalText.slice(0, open), rest]
+    .map((part) => part.replace(FENCE_LINE, "").trim())
+    .filter((part) => part !== "")
+    .join("\n");
   return { ok: true, block, narration };
 }
 

@@ -1,6 +1,9 @@
 import type { Budgets } from "../../../src/agent/budget";
+import { createGenerator } from "../../../src/agent/generator";
+import type { PreviousMemory } from "../../../src/domain/generation";
 import { FakeClock } from "./fake-clock";
 import { InMemoryItemStore } from "./in-memory-item-store";
+import { ScriptedLlm } from "./scripted-llm";
 
 export const TEST_BUDGETS: Budgets = { maxTurns: 8, maxToolCalls: 20, maxTokens: 100_000, wallMs: 300_000 };
 
@@ -89,3 +92,38 @@ export async function agentWorld() {
     },
   };
 }
+
+/** The agent world plus a generator over scripted generator and judge models. */
+export async function generatorHarness(budgets: Partial<Budgets> = {}) {
+  const world = await agentWorld();
+  const llm = new ScriptedLlm("anthropic:generator-test");
+  const judge = new ScriptedLlm("openai:judge-test");
+  const generator = createGenerator({
+    items: world.store,
+    generator: llm,
+    judge,
+    clock: world.clock,
+    budgets: { ...TEST_BUDGETS, ...budgets },
+  });
+  const run = (previous: PreviousMemory | null = null, signal?: AbortSignal) =>
+    generator.generate(
+      { subjectId: world.alice, runId: crypto.randomUUID(), trigger: previous ? "sweep" : "read", previous },
+      signal,
+    );
+  return { ...world, llm, judge, generator, run };
+}
+
+/** The research turn most tests start with: E1 = plan, D1 = charter, E2 = the phishing email, M1 = standup. */
+export const RESEARCH_TURN = [
+  { name: "search_items", input: { query: "payments" } },
+  { name: "search_items", input: { query: "roadmap" } },
+];
+
+export const GOOD_MEMORY = `## Role and team
+- Engineering manager of the Payments team [D1]
+
+## Current projects
+- Leads the payments migration; the target date is 3 March [E1]
+
+## Commitments and deadlines
+- Will send the Q3 roadmap to Dana by Friday [M1]`;
