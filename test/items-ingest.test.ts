@@ -1,11 +1,13 @@
 import { env } from "cloudflare:workers";
 import { eq, inArray } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import { memories } from "../src/db/schema";
 import { newUserId } from "./support/auth";
-import { call, type ItemPayload, ingest, item, json, type Outcome } from "./support/items";
+import { call, type ItemPayload, ingest, item, json, type Outcome, warmUpWorker } from "./support/items";
+
+beforeAll(warmUpWorker);
 
 interface StoredItem {
   id: string;

@@ -24,3 +24,10 @@ export async function bearer(
 ): Promise<{ authorization: string }> {
   return { authorization: `Bearer ${await tokenFor(userId, scopes)}` };
 }
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Base URL of the JWKS endpoint started in global setup (PUT/GET /jwks/<name>). */
+    jwksServerUrl: string;
+  }
+}

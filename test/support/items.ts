@@ -62,3 +62,11 @@ export async function ingest(userId: string, items: ItemPayload[]): Promise<Outc
 export async function json<T>(res: Response): Promise<T> {
   return (await res.json()) as T;
 }
+
+/**
+ * The worker's first request pays for loading its modules, which on a busy machine can take most of a
+ * test's time budget: call this in beforeAll (hooks have a longer timeout) so tests time only themselves.
+ */
+export async function warmUpWorker(): Promise<void> {
+  await (await exports.default.fetch("http://local/health")).arrayBuffer();
+}

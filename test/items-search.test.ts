@@ -1,0 +1,219 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { newUserId } from "./support/auth";
+import { call, ingest, item, json, warmUpWorker } from "./support/items";
+
+beforeAll(warmUpWorker);
+
+interface Hit {
+  id: string;
+  externalId: string;
+  kind: string;
+  title: string | null;
+  author: string | null;
+  occurredAt: string;
+  snippet: string;
+  rank: number;
+}
+interface Page {
+  items: Hit[];
+  nextCursor: string | null;
+}
+
+const search = async (user: string, params: string) => {
+  const res = await call(user, "GET", `/items?${params}`);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return json<Page>(res);
+};
+const ids = (page: Page) => page.items.map((h) => h.externalId);
+
+/** A small, realistic workspace: the payments migration thread is what a good search should surface. */
+const workspace = () => [
+  item({
+    externalId: "e-payments",
+    title: "Payments migration: cut-over plan and deadline",
+    body: "Team, the payments migration to the new ledger cuts over on 3 March. Priya owns the rollback plan; I will confirm the deadline with finance by Friday.",
+    author: "Sam Okafor <sam@acme.io>",
+    participants: ["Priya Raman <priya@acme.io>", "Finance <finance@acme.io>"],
+    occurredAt: "2026-02-20T09:00:00Z",
+  }),
+  item({
+    externalId: "m-lunch",
+    source: "slack",
+    kind: "message",
+    title: undefined,
+    body: "Anyone up for lunch? The new ramen place near the office opened.",
+    author: "Jo Park",
+    participants: [],
+    occurredAt: "2026-02-21T12:00:00Z",
+  }),
+  item({
+    externalId: "t-ledger",
+    source: "linear",
+    kind: "task",
+    title: "Backfill ledger entries",
+    body: "Part of the payments work: backfill historical ledger entries before migration.",
+    author: "Priya Raman <priya@acme.io>",
+    participants: ["Sam Okafor <sam@acme.io>"],
+    occurredAt: "2026-02-18T15:30:00Z",
+  }),
+  item({
+    externalId: "c-standup",
+    source: "zoom",
+    kind: "call",
+    title: "Weekly standup",
+    body: "Discussed hiring, the offsite agenda and a brief mention of payments.",
+    author: "Lee Chen",
+    participants: ["Sam Okafor <sam@acme.io>", "Jo Park"],
+    occurredAt: "2026-02-19T16:00:00Z",
+  }),
+  item({
+    externalId: "d-offsite",
+    source: "gdrive",
+    kind: "doc",
+    title: "Offsite agenda",
+    body: "Day one: strategy. Day two: team building and the hiring plan.",
+    author: "Lee Chen",
+    participants: [],
+    occurredAt: "2026-01-10T08:00:00Z",
+  }),
+];
+
+describe("GET /items search", () => {
+  it("ranks the item that is about the query first among realistic ones", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    const page = await search(user, "q=payments");
+    expect(ids(page)[0]).toBe("e-payments");
+    expect(ids(page).sort()).toEqual(["c-standup", "e-payments", "t-ledger"]);
+    expect(page.items[0]!.rank).toBeGreaterThan(page.items[1]!.rank);
+    expect(page.items[0]!.snippet).toMatch(/payments migration/i);
+    // Every word must match (web-search semantics): only the migration thread has all three.
+    expect(ids(await search(user, "q=payments%20migration%20deadline"))).toEqual(["e-payments"]);
+    expect(ids(await search(user, "q=payments%20or%20ramen"))).toContain("m-lunch");
+  });
+
+  it("weights a match in the title above a match in the body", async () => {
+    const user = newUserId();
+    await ingest(user, [
+      item({ externalId: "in-body", title: "Weekly notes", body: "Some words about the quarterly roadmap." }),
+      item({ externalId: "in-title", title: "Quarterly roadmap", body: "Some words about planning." }),
+    ]);
+    expect(ids(await search(user, "q=roadmap"))).toEqual(["in-title", "in-body"]);
+  });
+
+  it("supports web-search syntax: quoted phrases and exclusions", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    expect(ids(await search(user, `q=${encodeURIComponent('"rollback plan"')}`))).toEqual(["e-payments"]);
+    expect(ids(await search(user, `q=${encodeURIComponent("payments -ledger")}`))).toEqual(["c-standup"]);
+  });
+
+  it("lists everything newest first without a query", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    const page = await search(user, "");
+    expect(ids(page)).toEqual(["m-lunch", "e-payments", "c-standup", "t-ledger", "d-offsite"]);
+    expect(page.nextCursor).toBeNull();
+    expect(page.items[0]!.snippet).toBe("Anyone up for lunch? The new ramen place near the office opened.");
+  });
+
+  it("filters by kind, repeated or comma-separated", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    expect(ids(await search(user, "kind=task"))).toEqual(["t-ledger"]);
+    expect(ids(await search(user, "kind=task,doc"))).toEqual(["t-ledger", "d-offsite"]);
+    expect(ids(await search(user, "kind=task&kind=call&q=payments"))).toHaveLength(2);
+  });
+
+  it("filters by time: since is inclusive, until exclusive", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    expect(ids(await search(user, "since=2026-02-19T16:00:00Z&until=2026-02-21T12:00:00Z"))).toEqual([
+      "e-payments",
+      "c-standup",
+    ]);
+    expect(ids(await search(user, "until=2026-02-01"))).toEqual(["d-offsite"]);
+  });
+
+  it("filters by people, matching author or participants without regard to case", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    expect(ids(await search(user, "people=PRIYA"))).toEqual(["e-payments", "t-ledger"]);
+    expect(ids(await search(user, "people=jo%20park"))).toEqual(["m-lunch", "c-standup"]);
+    expect(ids(await search(user, "people=lee%20chen,finance@acme.io"))).toEqual([
+      "e-payments",
+      "c-standup",
+      "d-offsite",
+    ]);
+    expect(ids(await search(user, "people=100%25"))).toEqual([]);
+  });
+
+  it("pages through ranked results with a cursor, without gaps or repeats", async () => {
+    const user = newUserId();
+    const items = Array.from({ length: 7 }, (_, i) =>
+      item({
+        externalId: `n-${i}`,
+        title: `Invoice ${i}`,
+        body: `invoice ${"invoice ".repeat(i % 3)}details`,
+        occurredAt: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+      }),
+    );
+    await ingest(user, items);
+    const everything = ids(await search(user, "q=invoice&limit=100"));
+    expect(everything).toHaveLength(7);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: Page = await search(user, `q=invoice&limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...ids(page));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(everything);
+  });
+
+  it("pages through unranked results with a cursor, and defaults to 20 a page", async () => {
+    const user = newUserId();
+    const items = Array.from({ length: 25 }, (_, i) =>
+      item({ externalId: `n-${i}`, occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 5)).toISOString() }),
+    );
+    await ingest(user, items);
+    const first = await search(user, "");
+    expect(first.items).toHaveLength(20);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await search(user, `cursor=${first.nextCursor}`);
+    expect(second.items).toHaveLength(5);
+    expect(second.nextCursor).toBeNull();
+    expect(new Set([...ids(first), ...ids(second)]).size).toBe(25);
+  });
+
+  it("answers 400 for bad parameters", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    const unranked = (await search(user, "limit=1")).nextCursor!;
+    for (const params of [
+      "kind=fax",
+      "since=yesterday",
+      "until=2026-13-01",
+      "since=2026-02-02&until=2026-02-01",
+      "limit=0",
+      "limit=101",
+      "limit=ten",
+      "cursor=not-a-cursor",
+      `q=payments&cursor=${unranked}`,
+      `q=${"x".repeat(501)}`,
+    ]) {
+      const res = await call(user, "GET", `/items?${params}`);
+      expect(res.status, params).toBe(400);
+      expect((await json<{ error: { code: string } }>(res)).error.code).toBe("bad_request");
+    }
+  });
+
+  it("finds nothing for a query with no searchable words", async () => {
+    const user = newUserId();
+    await ingest(user, workspace());
+    expect((await search(user, "q=the")).items).toEqual([]);
+  });
+});
