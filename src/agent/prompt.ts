@@ -1,5 +1,6 @@
 import type { Config } from "../config/config";
 import type { ActivityDigest } from "../domain/items";
+import { DRAFT_BOUNDS } from "./checks";
 import type { PreparedPrevious, RefStatement } from "./previous-memory";
 import { defuseTags, untrusted } from "./untrusted";
 import {
@@ -76,7 +77,7 @@ Your final answer is exactly one ${MEMORY_OPEN}...${MEMORY_CLOSE} block and noth
 - markdown sections introduced by "## <Section name>"; use these when they apply: ${SECTIONS.join("; ")};
 - each statement one bullet line, one fact, ending with its citations, e.g. "- Leads the payments migration; target date is 3 March [E12][M7]";
 - every statement cites the items that support it; write only what the cited items say; prefer recent facts and give dates as dates;
-- at most 80 statements of at most 400 characters each.
+- at most ${DRAFT_BOUNDS.maxStatements} statements of at most ${DRAFT_BOUNDS.maxStatementChars} characters each.
 
 Budget: at most ${ctx.budgets.maxTurns} turns and ${ctx.budgets.maxToolCalls} tool calls; several tool calls in one turn are fine.`,
   ];
