@@ -76,8 +76,12 @@ const card = (item: FixtureItem) => ({
   title: untrusted(item.title),
   author: item.author,
   occurredAt: item.occurredAt,
-  snippet: untrusted(item.body.slice(0, 80)),
+  snippet: untrusted(cut(item.body, 60)),
 });
+
+/** As the real tools bound text: cut, saying so. */
+const cut = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
 
 /** The research tools over a fixture workspace, with the wire format's result shapes. */
 function executeTool(items: FixtureItem[], call: Extract<ContentBlock, { type: "tool_call" }>): string {
@@ -172,7 +176,9 @@ describe.each<{ provider: ModelRef["provider"] }>([{ provider: "anthropic" }, { 
       expect(turns[0]?.find((c) => c.name === "recent_activity")?.input).toEqual({
         since: "2025-02-08T09:00:00.000Z",
       });
-      expect(names(turns[1])).toEqual(["search_items", "search_items", "search_items"]);
+      expect(turns[1]?.map((c) => c.input)).toEqual(
+        ["decided", "deadline", "promised", "prefers", "project"].map((query) => ({ query })),
+      );
       expect(turns[2]?.every((c) => c.name === "read_item")).toBe(true);
       expect(turns).toHaveLength(3);
 
@@ -208,25 +214,36 @@ describe.each<{ provider: ModelRef["provider"] }>([{ provider: "anthropic" }, { 
       const system = [
         `You write memories.\n\nSubject: ${subject}\nNow: ${NOW}`,
         `The previous memory, generated 2025-03-06T00:00:00.000Z.\n<previous_memory>\n## Current projects\n${kept}\n</previous_memory>`,
-        "<changes_since_previous>\nSince 2025-03-06T00:00:00.000Z:\nNew items by kind: message 1\n</changes_since_previous>",
+        "<changes_since_previous>\nSince 2025-03-06T00:00:00.000Z:\nNew items by kind: message 1, note 1\nBusiest threads:\n- <untrusted>Budget</untrusted> (2 items)\n</changes_since_previous>",
       ].join("\n\n");
-      const newer: FixtureItem = {
+      const budget: FixtureItem = {
         ref: "M2",
         kind: "message",
-        title: "budget",
+        title: "Re: budget",
         author: "Dana Whitfield",
         occurredAt: "2025-03-08T11:00:00.000Z",
-        body: "The board approved the ledger budget for the second quarter.",
+        body: "The board approved the ledger budget for the second quarter. Finance will publish the numbers on Monday.",
       };
-      const { turns, final } = await play(client(provider), system, [...WORKSPACE, newer]);
+      // Short enough for its snippet to be whole: written from the snippet, not read.
+      const note: FixtureItem = {
+        ref: "N1",
+        kind: "note",
+        title: "security review",
+        author: "Dana Whitfield",
+        occurredAt: "2025-03-09T08:00:00.000Z",
+        body: "The vendor security questionnaire is complete.",
+      };
+      const { turns, final } = await play(client(provider), system, [...WORKSPACE, budget, note]);
 
       expect(turns.map((t) => t.map((c) => [c.name, c.input]))).toEqual([
-        [["recent_activity", { since: "2025-03-06T00:00:00.000Z" }]],
+        [["recent_activity", { since: "2025-03-06T00:00:00.000Z", limit: 20 }]],
         [["read_item", { ref: "M2" }]],
       ]);
       expect(final).toContain(`## Current projects\n${kept}`);
       expect(statements(final)).toEqual([
         { section: "Current projects", text: kept.slice(2, -5), refs: ["E1"] },
+        { section: "Current projects", text: "Finance will publish the numbers on Monday", refs: ["M2"] },
+        { section: "Current projects", text: "The vendor security questionnaire is complete", refs: ["N1"] },
         {
           section: "Decisions",
           text: "The board approved the ledger budget for the second quarter",

@@ -1,31 +1,37 @@
 /**
  * The deterministic reference generator: researches with the offered tools, then answers with one cited
- * <memory> block built only from text the tools returned (whole sentences of items it read), so every
+ * <memory> block built only from text the tools returned (whole sentences of what it read), so every
  * statement is supported by the items it cites. The conversation so far is its only state: the same
  * request always gets the same reply.
  *
  * First generation (4 turns): top_people + recent_activity; search_items on a few words; read_item on the
  * most relevant refs; the final answer.
- * Refresh (<previous_memory> in the system prompt; 3 turns): recent_activity since the previous
- * generation; read_item on the new refs; the final answer keeping every previous line and adding new ones.
+ * Refresh (<previous_memory> in the system prompt; 2-3 turns): recent_activity since the previous
+ * generation; read_item only on new items of the digest's busiest threads whose snippets were cut; the final
+ * answer keeping every previous line and adding statements from what was read and from whole sentences of
+ * the new items' snippets.
  */
 import { MEMORY_CLOSE, MEMORY_OPEN, SECTIONS, TOOL_NAMES } from "../../../../src/agent/wire-format";
 import type { FakeReply, FakeToolCall, NeutralRequest } from "./protocol";
 import { contentWords, isoDates, sentences, stripUntrusted, tagged } from "./text";
 
-const SEARCH_QUERIES = ["project", "deadline", "decided"];
-const READS_FIRST_RUN = 6;
-const READS_REFRESH = 4;
-const MAX_STATEMENTS_FIRST_RUN = 16;
-const MAX_STATEMENTS_REFRESH = 8;
+const SEARCH_QUERIES = ["decided", "deadline", "promised", "prefers", "project"];
+const READS_FIRST_RUN = 10;
+const READS_REFRESH = 3;
+const RECENT_LIMIT_REFRESH = 20;
+const MAX_STATEMENTS_FIRST_RUN = 24;
+const MAX_STATEMENTS_REFRESH = 12;
 const PER_ITEM = 2;
 const DAY_MS = 86_400_000;
 
 interface ItemInfo {
   ref: string;
   kind: string;
+  title: string;
   occurredAt: string;
   body?: string;
+  /** The snippet recent_activity gave: the start of the body (cut, with a marker, when longer). */
+  prefix?: string;
   hits: number;
   searchHits: number;
   order: number;
@@ -69,10 +75,9 @@ export function referenceGeneratorReply(request: NeutralRequest): FakeReply {
     if (reads) return reads;
   } else {
     if (offered.has(TOOL_NAMES.recentActivity) && !called.has(TOOL_NAMES.recentActivity)) {
+      const since = iso(refreshSince(request.system, now));
       return {
-        toolCalls: [
-          { name: TOOL_NAMES.recentActivity, input: { since: iso(refreshSince(request.system, now)) } },
-        ],
+        toolCalls: [{ name: TOOL_NAMES.recentActivity, input: { since, limit: RECENT_LIMIT_REFRESH } }],
       };
     }
     const cited = new Set([...previous.matchAll(/\[([A-Z]\d+)\]/g)].map((m) => m[1]));
@@ -81,7 +86,12 @@ export function referenceGeneratorReply(request: NeutralRequest): FakeReply {
         .filter((c) => c.name === TOOL_NAMES.recentActivity && c.result && !c.result.isError)
         .flatMap((c) => cardRefs(c.result?.content ?? "")),
     );
-    const reads = readCalls(knowledge, offered, READS_REFRESH, (ref) => recent.has(ref) && !cited.has(ref));
+    // Only the busiest changed threads are read in full; other new items are known by their snippets.
+    const busiest = busiestThreads(request.system);
+    const reads = readCalls(knowledge, offered, READS_REFRESH, (item) => {
+      const truncated = item.prefix === undefined || TRUNCATED.test(item.prefix);
+      return recent.has(item.ref) && !cited.has(item.ref) && busiest.has(threadKey(item.title)) && truncated;
+    });
     if (reads) return reads;
   }
   return { text: referenceMemory(request) };
@@ -120,17 +130,19 @@ export function referenceMemoryBody(request: NeutralRequest): string {
 
   const budget = previous === null ? MAX_STATEMENTS_FIRST_RUN : MAX_STATEMENTS_REFRESH;
   const names = personNames(knowledge.people);
-  const withBodies = ranked(knowledge).filter((i) => i.body !== undefined);
+  // A refresh also writes from the snippets of new items it did not read (whole sentences only).
+  const textOf = (i: ItemInfo) => i.body ?? (previous === null ? undefined : i.prefix);
+  const withText = ranked(knowledge).filter((i) => textOf(i) !== undefined);
   let added = 0;
-  for (const item of withBodies) {
+  for (const item of withText) {
     let fromItem = 0;
-    for (const sentence of sentences(item.body ?? "")) {
+    for (const sentence of sentences(textOf(item) ?? "")) {
       if (added >= budget || fromItem >= PER_ITEM) break;
       const text = sentence.replace(/[.!]+$/, "");
       if (!usable(text) || seen.has(normalize(text))) continue;
       seen.add(normalize(text));
-      const refs = withBodies
-        .filter((other) => normalize(other.body ?? "").includes(normalize(text)))
+      const refs = withText
+        .filter((other) => normalize(textOf(other) ?? "").includes(normalize(text)))
         .map((o) => o.ref);
       const section = classify(text, names);
       sections.set(section, [
@@ -154,12 +166,12 @@ function readCalls(
   knowledge: Knowledge,
   offered: Set<string>,
   max: number,
-  wanted: (ref: string) => boolean,
+  wanted: (item: ItemInfo) => boolean,
 ): FakeReply | null {
   if (!offered.has(TOOL_NAMES.readItem)) return null;
   if (knowledge.calls.some((c) => c.name === TOOL_NAMES.readItem)) return null;
   const refs = ranked(knowledge)
-    .filter((i) => i.body === undefined && wanted(i.ref))
+    .filter((i) => i.body === undefined && wanted(i))
     .slice(0, max)
     .map((i) => i.ref);
   if (refs.length === 0) return null;
@@ -184,29 +196,32 @@ function gather(request: NeutralRequest): Knowledge {
   }
   const items = new Map<string, ItemInfo>();
   const people: string[] = [];
-  const upsert = (card: Record<string, unknown>, fromSearch: boolean) => {
+  const upsert = (card: Record<string, unknown>, tool: string) => {
     if (typeof card.ref !== "string") return;
     const info = items.get(card.ref) ?? {
       ref: card.ref,
       kind: String(card.kind ?? ""),
+      title: stripUntrusted(String(card.title ?? "")),
       occurredAt: String(card.occurredAt ?? ""),
       hits: 0,
       searchHits: 0,
       order: items.size,
     };
     info.hits++;
-    if (fromSearch) info.searchHits++;
+    if (tool === TOOL_NAMES.searchItems) info.searchHits++;
     if (typeof card.body === "string") info.body = stripUntrusted(card.body);
+    if (tool === TOOL_NAMES.recentActivity && typeof card.snippet === "string") {
+      info.prefix = stripUntrusted(card.snippet);
+    }
     items.set(info.ref, info);
   };
   for (const call of ordered) {
     if (!call.result || call.result.isError) continue;
     const value = parseJson(call.result.content);
     if (!isRecord(value)) continue;
-    const fromSearch = call.name === TOOL_NAMES.searchItems;
     if (Array.isArray(value.items))
-      for (const card of value.items) if (isRecord(card)) upsert(card, fromSearch);
-    if (typeof value.ref === "string") upsert(value, fromSearch);
+      for (const card of value.items) if (isRecord(card)) upsert(card, call.name);
+    if (typeof value.ref === "string") upsert(value, call.name);
     if (Array.isArray(value.people)) {
       for (const p of value.people) {
         const name = typeof p === "string" ? p : isRecord(p) ? (p.person ?? p.name) : undefined;
@@ -225,11 +240,9 @@ function cardRefs(content: string): string[] {
 
 /** Most relevant first: found by searches, then seen most often, then newest, then first seen. */
 function ranked(knowledge: Knowledge): ItemInfo[] {
+  const score = (i: ItemInfo) => i.searchHits * 2 + i.hits;
   return [...knowledge.items.values()].sort(
-    (a, b) =>
-      b.searchHits * 2 + b.hits - (a.searchHits * 2 + a.hits) ||
-      b.occurredAt.localeCompare(a.occurredAt) ||
-      a.order - b.order,
+    (a, b) => score(b) - score(a) || b.occurredAt.localeCompare(a.occurredAt) || a.order - b.order,
   );
 }
 
@@ -292,6 +305,24 @@ function refreshSince(system: string, now: number): number {
   const fromPrevious = generated?.[1] ? Date.parse(generated[1]) : Number.NaN;
   return Number.isNaN(fromPrevious) ? now - 7 * DAY_MS : fromPrevious;
 }
+
+/** Titles of the digest's busiest threads ("- <untrusted>title</untrusted> (N items)"), lower-cased. */
+function busiestThreads(system: string): Set<string> {
+  const changes = tagged(system, "changes_since_previous") ?? "";
+  return new Set(
+    [...changes.matchAll(/^- <untrusted>([\s\S]*?)<\/untrusted>/gm)].map((m) => threadKey(m[1] ?? "")),
+  );
+}
+
+/** A title as a thread key: lower-cased, without "Re:" / "Fwd:" prefixes. */
+function threadKey(title: string): string {
+  return title
+    .trim()
+    .toLowerCase()
+    .replace(/^((re|fwd?|aw):\s*)+/, "");
+}
+
+const TRUNCATED = /…\s*\[truncated/;
 
 /** The judge's feedback when this is a revision round: the text of the user turn after a final answer. */
 function revisionFeedback(request: NeutralRequest): string {

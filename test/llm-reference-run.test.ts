@@ -1,0 +1,101 @@
+/**
+ * The real generator (agent loop, checks, judge) over the real SDK adapters, answered by the fake LLM's
+ * reference and judge policies, on the demo workspace: the policies and the agent speak the same wire
+ * format, so a first run and a refresh are both accepted, and the refresh researches far less.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  type ApiItem,
+  DEMO_USER_IDS,
+  type DemoUserId,
+  demoRefreshBatch,
+  demoWorkspace,
+} from "../fixtures/demo-workspace";
+import { createGenerator } from "../src/agent/generator";
+import type { Config } from "../src/config/config";
+import type { GenerationResult } from "../src/domain/generation";
+import type { ItemInput } from "../src/domain/items";
+import { createLlmClient } from "../src/llm/create-llm-client";
+import { fakeLlm } from "./support/fake-llm-control";
+import { FakeClock } from "./support/fakes/fake-clock";
+import { InMemoryItemStore } from "./support/fakes/in-memory-item-store";
+
+const control = fakeLlm();
+const llm: Config["llm"] = {
+  anthropic: { apiKey: "test-key", baseUrl: `${control.url}/anthropic` },
+  openai: { apiKey: "test-key", baseUrl: `${control.url}/openai/v1` },
+  timeoutMs: 10_000,
+};
+const NOW = new Date("2026-03-10T12:00:00.000Z");
+const HOUR_MS = 3_600_000;
+
+const toInput = (item: ApiItem): ItemInput => ({ ...item, occurredAt: new Date(item.occurredAt) });
+
+function accepted(result: GenerationResult) {
+  if (result.outcome !== "accepted") throw new Error(`expected accepted, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+describe("the reference policies driving the real generator", () => {
+  it("produce an accepted first memory, then a cheaper accepted refresh that keeps it and adds what changed", async () => {
+    const userIds = Object.fromEntries(
+      DEMO_USER_IDS.map((k) => [k, `user-${k}-${crypto.randomUUID()}`]),
+    ) as Record<DemoUserId, string>;
+    const workspace = demoWorkspace(NOW, { userIds });
+    const clock = new FakeClock(new Date(NOW.getTime() - 48 * HOUR_MS));
+    const store = new InMemoryItemStore(clock);
+    for (const key of DEMO_USER_IDS)
+      await store.upsert(userIds[key], workspace.itemsByOwner[key].map(toInput));
+    clock.set(new Date(NOW.getTime() - 24 * HOUR_MS));
+
+    const generator = createGenerator({
+      items: store,
+      generator: createLlmClient({ provider: "anthropic", model: "fake-generator" }, llm),
+      judge: createLlmClient({ provider: "openai", model: "fake-judge" }, llm),
+      clock,
+      budgets: { maxTurns: 12, maxToolCalls: 40, maxTokens: 200_000, wallMs: 300_000 },
+    });
+    const subjectId = userIds.ada;
+
+    const first = accepted(
+      await generator.generate({ subjectId, runId: crypto.randomUUID(), trigger: "read", previous: null }),
+    );
+    expect(first.statements.length).toBeGreaterThanOrEqual(5);
+    expect(first.statements.every((s) => s.itemIds.length > 0)).toBe(true);
+    expect(first.verdict.accepted).toBe(true);
+    expect(first.generatorModel).toBe("anthropic:fake-generator");
+    expect(first.judgeModel).toBe("openai:fake-judge");
+
+    clock.set(NOW);
+    await store.upsert(subjectId, demoRefreshBatch(NOW, "ada", { userIds }).map(toInput));
+    const refresh = accepted(
+      await generator.generate({
+        subjectId,
+        runId: crypto.randomUUID(),
+        trigger: "sweep",
+        previous: {
+          versionId: crypto.randomUUID(),
+          markdown: first.markdown,
+          statements: first.statements,
+          generatedAt: new Date(NOW.getTime() - 24 * HOUR_MS),
+        },
+      }),
+    );
+    for (const s of first.statements) expect(refresh.statements).toContainEqual(s);
+    expect(refresh.statements.length).toBeGreaterThan(first.statements.length);
+    expect(refresh.stats.toolCalls).toBeLessThan(first.stats.toolCalls);
+    expect(refresh.stats.turns).toBeLessThan(first.stats.turns);
+    expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens);
+
+    console.log(
+      "FIRST",
+      JSON.stringify(first.stats),
+      "\n" + first.markdown,
+      "\nREFRESH",
+      JSON.stringify(refresh.stats),
+      "\n" + refresh.markdown,
+    );
+    const refreshPrompts = await control.requests(`Subject: ${subjectId}`);
+    expect(refreshPrompts.at(-1)?.neutral?.system).toContain("<changes_since_previous>");
+  });
+});
