@@ -87,14 +87,6 @@ describe("the reference policies driving the real generator", () => {
     expect(refresh.stats.turns).toBeLessThan(first.stats.turns);
     expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens);
 
-    console.log(
-      "FIRST",
-      JSON.stringify(first.stats),
-      "\n" + first.markdown,
-      "\nREFRESH",
-      JSON.stringify(refresh.stats),
-      "\n" + refresh.markdown,
-    );
     const refreshPrompts = await control.requests(`Subject: ${subjectId}`);
     expect(refreshPrompts.at(-1)?.neutral?.system).toContain("<changes_since_previous>");
   });
