@@ -98,6 +98,9 @@ describe("authentication with the HS256 secret (the test worker's setting)", () 
       const error = await errorOf(res);
       expect(error.code).toBe("unauthorized");
       expect(error.requestId).toEqual(expect.any(String));
+      expect(res.headers.get("www-authenticate")).toBe(
+        header?.startsWith("Bearer ") ? 'Bearer error="invalid_token"' : "Bearer",
+      );
     }
   });
 

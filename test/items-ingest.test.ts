@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import { memories } from "../src/db/schema";
+import { readJsonBody } from "../src/http/read-body";
 import { newUserId } from "./support/auth";
 import { call, type ItemPayload, ingest, item, json, type Outcome, warmUpWorker } from "./support/items";
 
@@ -289,5 +290,41 @@ describe("POST /items links and mentions", () => {
       item({ externalId: "mine", body: "about @secret", links: [{ externalId: "secret" }] }),
     ]);
     expect((await getItem(alice, mine!.id)).links).toEqual([]);
+  });
+});
+
+describe("readJsonBody", () => {
+  const streamOf = (text: string) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        const bytes = new TextEncoder().encode(text);
+        for (let i = 0; i < bytes.length; i += 4) controller.enqueue(bytes.slice(i, i + 4));
+        controller.close();
+      },
+    });
+
+  it("counts the bytes actually read when no Content-Length is declared", async () => {
+    const request = new Request("http://local/items", {
+      method: "POST",
+      body: streamOf('{"items": [1, 2, 3]}'),
+    });
+    expect(request.headers.get("content-length")).toBeNull();
+    await expect(readJsonBody(request, 10)).rejects.toMatchObject({ code: "payload_too_large" });
+    const small = new Request("http://local/items", { method: "POST", body: streamOf('{"items": []}') });
+    expect(await readJsonBody(small, 100)).toEqual({ items: [] });
+  });
+
+  it("rejects a declared Content-Length over the limit before reading, and bytes that are not UTF-8", async () => {
+    const declared = new Request("http://local/items", {
+      method: "POST",
+      body: "{}",
+      headers: { "content-length": "999999" },
+    });
+    await expect(readJsonBody(declared, 100)).rejects.toMatchObject({ code: "payload_too_large" });
+    const latin1 = new Request("http://local/items", {
+      method: "POST",
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
+    await expect(readJsonBody(latin1, 100)).rejects.toMatchObject({ code: "bad_request" });
   });
 });

@@ -31,7 +31,7 @@ export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandl
     const auth =
       typeof options.auth === "function" ? options.auth(c) : (options.auth ?? c.get("services").config.auth);
     const token = bearerToken(c.req.header("authorization"));
-    if (!token) throw unauthorized(c, "Missing bearer token");
+    if (!token) throw unauthorized(c, "Missing bearer token", false);
     const payload = await verifyToken(token, auth).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
       throw unauthorized(c, "Invalid or expired token");
@@ -141,7 +141,8 @@ function parseScopes(claim: unknown): Set<Scope> {
   return new Set(SCOPES.filter((scope) => values.includes(scope)));
 }
 
-function unauthorized(c: Context<AppEnv>, message: string): AppError {
-  c.header("WWW-Authenticate", 'Bearer error="invalid_token"');
+/** RFC 6750: a challenge on every 401; `invalid_token` only when a token was presented. */
+function unauthorized(c: Context<AppEnv>, message: string, presented = true): AppError {
+  c.header("WWW-Authenticate", presented ? 'Bearer error="invalid_token"' : "Bearer");
   return new AppError("unauthorized", message);
 }
