@@ -216,7 +216,7 @@ export function onAlarm(state: AgentState, now: number, policy: SchedulePolicy, 
         interrupted,
       };
     }
-    const run = startRun(newRunId, interrupted.trigger, failures + 1, interrupted.requestedAt, now, policy);
+    const run = startRun(newRunId, interrupted.trigger, failures + 1, now, now, policy);
     return {
       kind: "start",
       state: { ...state, run, failures, lastError: INTERRUPTED },
@@ -296,6 +296,6 @@ export function onFinish(
     lastError: outcome.error,
     nextRunAt: now + backoffDelay(failures, policy),
     trigger: run.trigger,
-    requestedAt: run.requestedAt,
+    requestedAt: now,
   };
 }

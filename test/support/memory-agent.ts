@@ -27,20 +27,18 @@ export type Step =
   /** Waits until release() is called, then follows the next step. */
   | { kind: "block" };
 
-/** A Generator driven by a script of steps; records every request. */
+/**
+ * A Generator driven by a script of steps; records every request. A blocking step waits for release(),
+ * which must be called inside the agent (see releaseGenerator): promises do not cross objects.
+ */
 export class FakeGenerator implements Generator {
   readonly requests: GenerationRequest[] = [];
   private readonly script: Step[];
-  private release_: (() => void) | null = null;
-  private startedResolve: (() => void) | null = null;
-  /** Resolves when a blocking step has been reached. */
-  started: Promise<void>;
+  private released = false;
+  private wake: (() => void) | null = null;
 
   constructor(...steps: Step[]) {
     this.script = steps;
-    this.started = new Promise((resolve) => {
-      this.startedResolve = resolve;
-    });
   }
 
   push(...steps: Step[]): void {
@@ -48,17 +46,21 @@ export class FakeGenerator implements Generator {
   }
 
   release(): void {
-    this.release_?.();
+    this.released = true;
+    this.wake?.();
   }
 
   async generate(request: GenerationRequest): Promise<GenerationResult> {
     this.requests.push(request);
     let step = this.script.shift();
     if (step?.kind === "block") {
-      await new Promise<void>((resolve) => {
-        this.release_ = resolve;
-        this.startedResolve?.();
-      });
+      if (!this.released) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+        });
+      }
+      this.released = false;
+      this.wake = null;
       step = this.script.shift();
     }
     if (!step) throw new Error("FakeGenerator: no step left in the script");
@@ -117,6 +119,19 @@ export async function installAgent(subjectId: string, generator: Generator | nul
 }
 
 export const futureClock = () => new FakeClock(new Date(Date.now() + 365 * 24 * 3600_000));
+
+/** Releases a blocked FakeGenerator from inside the subject's agent. */
+export async function releaseGenerator(subjectId: string, generator: FakeGenerator): Promise<void> {
+  await runInDurableObject(agentStub(subjectId), () => generator.release());
+}
+
+/** Waits, by asking the agent, until its run has started (bounded; no timers). */
+export async function untilRunning(subjectId: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if ((await agentStub(subjectId).status()).phase === "running") return;
+  }
+  throw new Error("the agent never started its run");
+}
 
 /** Runs the agent's alarm now (whatever time it is set for). */
 export const runAlarm = (subjectId: string) => runDurableObjectAlarm(agentStub(subjectId));
