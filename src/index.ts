@@ -8,7 +8,7 @@ const app = createApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  async scheduled(controller, env) {
+  async scheduled(controller, env, _ctx) {
     await runSweep(env, controller);
   },
 } satisfies ExportedHandler<Env>;

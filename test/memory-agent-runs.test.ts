@@ -123,7 +123,8 @@ describe("MemoryAgent runs", () => {
     }
 
     expect(await stub.status()).toMatchObject({ phase: "exhausted", attempts: 4, nextRunAt: null });
-    const runs = await runsOf(userId);
+    // The agent's clock stood still: every attempt was queued at the same instant, so sort by attempt.
+    const runs = (await runsOf(userId)).sort((a, b) => b.attempt - a.attempt);
     expect(runs.map((r) => [r.status, r.attempt, r.errorCode])).toEqual([
       ["failed", 4, "llm_overloaded"],
       ["failed", 3, "llm_overloaded"],
