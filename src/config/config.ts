@@ -44,7 +44,12 @@ const rawSchema = z.object({
   OPENAI_BASE_URL: optionalUrl,
   LLM_TIMEOUT_SECONDS: intSetting(120, 1, 600),
 
-  MEMORY_TTL_HOURS: intSetting(24, 1, 24 * 365),
+  /** Hours; fractions allowed (e.g. 0.01 = 36 s) so benchmarks and demos can make memories stale quickly. */
+  MEMORY_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
   MIN_REFRESH_INTERVAL_MINUTES: intSetting(60, 0, 24 * 60),
   INGEST_DEBOUNCE_SECONDS: intSetting(300, 0, 24 * 3600),
   MAX_RUN_ATTEMPTS: intSetting(4, 1, 20),
@@ -119,7 +124,7 @@ export function parseConfig(env: RawEnv): Config {
       timeoutMs: c.LLM_TIMEOUT_SECONDS * 1000,
     },
     memory: {
-      ttlMs: c.MEMORY_TTL_HOURS * 3600_000,
+      ttlMs: Math.round(c.MEMORY_TTL_HOURS * 3600_000),
       minIntervalMs: c.MIN_REFRESH_INTERVAL_MINUTES * 60_000,
       ingestDebounceMs: c.INGEST_DEBOUNCE_SECONDS * 1000,
       maxAttempts: c.MAX_RUN_ATTEMPTS,

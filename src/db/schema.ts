@@ -76,6 +76,8 @@ export const itemLinks = pgTable(
   (t) => [
     primaryKey({ columns: [t.fromItem, t.targetSource, t.targetExternalId, t.kind] }),
     index("item_links_to_item_idx").on(t.toItem),
+    /** Finds links still waiting for their target when that target is ingested. */
+    index("item_links_pending_idx").on(t.targetSource, t.targetExternalId).where(sql`${t.toItem} is null`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "item_links_pending_idx" ON "item_links" USING btree ("target_source","target_external_id") WHERE "item_links"."to_item" is null;
