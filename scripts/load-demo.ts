@@ -45,27 +45,49 @@ interface IngestAnswer {
   items: { id: string; source: string; externalId: string; status: "created" | "updated" | "unchanged" }[];
 }
 
-/** POSTs one batch to /items with a dev token for `userId`; throws on any non-2xx answer. */
+const ATTEMPTS = 4;
+
+/**
+ * POSTs one batch to /items with a dev token for `userId`. An ingest is an idempotent upsert, so a 503
+ * (e.g. wrangler dev reloading mid-request) or a refused connection is retried a few times; any other
+ * non-2xx answer throws.
+ */
 export async function postItems(options: {
   url: string;
   secret: string;
   userId: string;
   items: ApiItem[];
 }): Promise<IngestAnswer> {
-  const res = await fetch(new URL("/items", options.url), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${signDevToken(options.secret, options.userId)}`,
-      "content-type": "application/json",
-    },
-    body: JSON.stringify({ items: options.items }),
-  });
-  const text = await res.text();
-  if (!res.ok) {
-    throw new Error(`POST /items for ${options.userId} answered ${res.status}: ${text.slice(0, 2000)}`);
+  const body = JSON.stringify({ items: options.items });
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(new URL("/items", options.url), {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${signDevToken(options.secret, options.userId)}`,
+          "content-type": "application/json",
+        },
+        body,
+      });
+    } catch (err) {
+      if (attempt >= ATTEMPTS) throw err;
+      await sleep(500 * attempt);
+      continue;
+    }
+    const text = await res.text();
+    if (res.ok) return JSON.parse(text) as IngestAnswer;
+    if (res.status !== 503 || attempt >= ATTEMPTS) {
+      throw new Error(`POST /items for ${options.userId} answered ${res.status}: ${text.slice(0, 2000)}`);
+    }
+    const retryAfter = Number(res.headers.get("retry-after"));
+    await sleep(
+      Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 10) * 1000 : 500 * attempt,
+    );
   }
-  return JSON.parse(text) as IngestAnswer;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function ingest(
   options: LoadDemoOptions,

@@ -8,6 +8,8 @@ import {
   demoWorkspace,
 } from "../fixtures/demo-workspace";
 import { ITEM_KINDS } from "../src/domain/items";
+import { newUserId } from "./support/auth";
+import { call, ingest } from "./support/items";
 
 const NOW = new Date("2026-03-10T12:00:00.000Z");
 const DAY_MS = 86_400_000;
@@ -248,5 +250,48 @@ describe("the expected facts", () => {
         }
       }
     }
+  });
+});
+
+describe("the demo workspace through POST /items and GET /items", () => {
+  it("ingests every user's batch, resolves its links, and ranks the expected items first", {
+    timeout: 120_000,
+  }, async () => {
+    const userIds = Object.fromEntries(DEMO_USER_IDS.map((key) => [key, newUserId(key)])) as Record<
+      DemoUserId,
+      string
+    >;
+    const mapped = demoWorkspace(NOW, { userIds });
+    for (const user of mapped.users) {
+      const items = mapped.itemsByOwner[user.key];
+      const outcomes = await ingest(user.id, items);
+      expect(outcomes.map((o) => o.status)).toEqual(items.map(() => "created"));
+    }
+    const again = await ingest(userIds.ada, mapped.itemsByOwner.ada);
+    expect(new Set(again.map((o) => o.status))).toEqual(new Set(["unchanged"]));
+
+    const planOutcome = again.find((o) => o.externalId === "doc-kestrel-plan")!;
+    const plan = (await (await call(userIds.ada, "GET", `/items/${planOutcome.id}`)).json()) as {
+      links: { direction: string; item: { externalId: string } }[];
+    };
+    expect(plan.links.filter((l) => l.direction === "incoming").map((l) => l.item.externalId)).toContain(
+      "evt-kestrel-review",
+    );
+
+    const expected = demoExpectedFacts(NOW);
+    for (const key of DEMO_USER_IDS) {
+      for (const s of expected[key].searches) {
+        const res = await call(userIds[key], "GET", `/items?q=${encodeURIComponent(s.query)}&limit=5`);
+        expect(res.status).toBe(200);
+        const page = (await res.json()) as { items: { source: string; externalId: string }[] };
+        expect(page.items.map((i) => `${i.source}:${i.externalId}`)[0], `${key}: "${s.query}"`).toBe(
+          `${s.source}:${s.externalId}`,
+        );
+      }
+    }
+
+    const refresh = demoRefreshBatch(NOW, "ada", { userIds });
+    const refreshed = await ingest(userIds.ada, refresh);
+    expect(refreshed.map((o) => o.status)).toEqual(refresh.map(() => "created"));
   });
 });
