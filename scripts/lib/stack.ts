@@ -24,6 +24,8 @@ export interface StackOptions {
 
 export interface Stack {
   url: string;
+  /** The Postgres the worker reaches through the stand-in (for benchmarks that set up state directly). */
+  databaseUrl: string;
   secret: string;
   /** Resolves when wrangler exits (by itself or through close()). */
   exited: Promise<number>;
@@ -82,7 +84,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       }
     });
     await waitUntilReady(wrangler, options.onOutput);
-    return { url: `http://127.0.0.1:${options.port}`, secret, exited, close: closeAll };
+    return { url: `http://127.0.0.1:${options.port}`, databaseUrl, secret, exited, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;
