@@ -2,7 +2,9 @@
  * A throwaway stack for one benchmark: a fresh database (on BENCH_DATABASE_URL's server, or an in-memory
  * PGlite), the Neon stand-in and `wrangler dev` on BENCH_PORT (8799). Wrangler's output goes to a log file.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { createFreshDatabase, dropDatabase } from "../../scripts/lib/migrate";
 import { type Stack, startStack } from "../../scripts/lib/stack";
@@ -21,6 +23,7 @@ export async function startBenchStack(name: string, vars: Record<string, string>
     port: Number(process.env.BENCH_PORT ?? 8799),
     databaseUrl,
     vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...vars },
+    persistTo: mkdtempSync(join(tmpdir(), `um-bench-${name}-`)),
     onOutput: (chunk) => appendFileSync(logFile, chunk),
     log: (line) => console.error(`[bench] ${line}`),
   });

@@ -17,6 +17,8 @@ export interface StackOptions {
   /** Settings for the worker on top of .dev.vars (when `useDevVars`). */
   vars?: Record<string, string>;
   useDevVars?: boolean;
+  /** Where wrangler keeps Durable Object state (default .wrangler/state); benchmarks use a fresh folder. */
+  persistTo?: string;
   /** Where wrangler's output goes; defaults to this process's stdout/stderr. */
   onOutput?: (chunk: string) => void;
   log?: (line: string) => void;
@@ -71,7 +73,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         throw new Error(`${err.message} (fix .dev.vars; see .dev.vars.example)`);
       throw err;
     }
-    const wrangler = spawnWrangler(options.port, {
+    const wrangler = spawnWrangler(options.port, options.persistTo, {
       ...options.vars,
       ...pick(vars, ["DATABASE_URL", "NEON_LOCAL_ENDPOINT", "AUTH_JWT_SECRET"]),
     });
@@ -91,8 +93,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 }
 
-function spawnWrangler(port: number, vars: Record<string, string>): ChildProcess {
+function spawnWrangler(
+  port: number,
+  persistTo: string | undefined,
+  vars: Record<string, string>,
+): ChildProcess {
   const args = ["dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", String(port)];
+  if (persistTo) args.push("--persist-to", persistTo);
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
   // Its own process group, so closing kills wrangler and the workerd it started.
   return spawn(`${ROOT}node_modules/.bin/wrangler`, args, {

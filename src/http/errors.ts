@@ -54,6 +54,9 @@ function isDatabaseDown(err: unknown): boolean {
 
 function logUnknown(err: unknown, requestId: string): void {
   const e = err instanceof Error ? err : new Error(String(err));
+  // drizzle wraps driver errors ("Failed query: ..."); the cause says what the database answered.
+  const cause =
+    e.cause instanceof Error ? e.cause.message : e.cause === undefined ? undefined : String(e.cause);
   console.error(
     JSON.stringify({
       level: "error",
@@ -61,6 +64,7 @@ function logUnknown(err: unknown, requestId: string): void {
       requestId,
       name: e.name,
       error: e.message,
+      cause,
       stack: e.stack,
     }),
   );
