@@ -1,8 +1,11 @@
 import type { MemoryAgent } from "./do/memory-agent";
+import type { SweepMessage } from "./memory/sweep-fanout";
 
 /** The worker's bindings. Settings arrive as strings and are validated by config/config.ts. */
 export interface Env {
   MEMORY_AGENT: DurableObjectNamespace<MemoryAgent>;
+  /** The daily sweep's fan-out past what one invocation dispatches itself. */
+  SWEEP_QUEUE: Queue<SweepMessage>;
   DATABASE_URL: string;
   [setting: string]: unknown;
 }

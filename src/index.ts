@@ -1,6 +1,9 @@
+import { buildServices } from "./composition";
 import { runSweep } from "./cron/sweep";
+import { consumeSweepBatch } from "./cron/sweep-consumer";
 import type { Env } from "./env";
 import { createApp } from "./http/app";
+import type { SweepMessage } from "./memory/sweep-fanout";
 
 export { MemoryAgent } from "./do/memory-agent";
 
@@ -11,4 +14,7 @@ export default {
   async scheduled(controller, env, _ctx) {
     await runSweep(env, controller);
   },
-} satisfies ExportedHandler<Env>;
+  async queue(batch, env, _ctx) {
+    await consumeSweepBatch(batch, buildServices(env).memoryAgents);
+  },
+} satisfies ExportedHandler<Env, SweepMessage>;

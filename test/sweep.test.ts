@@ -1,6 +1,8 @@
 import {
   createExecutionContext,
+  createMessageBatch,
   createScheduledController,
+  getQueueResult,
   listDurableObjectIds,
   runInDurableObject,
   waitOnExecutionContext,
@@ -8,11 +10,15 @@ import {
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { FAN_OUT_LIMITS } from "../src/cron/sweep";
+import { consumeSweepBatch } from "../src/cron/sweep-consumer";
+import { createSweepCursorStore } from "../src/db/sweep-cursor";
 import type { MemoryAgent } from "../src/do/memory-agent";
 import type { Env } from "../src/env";
 import worker from "../src/index";
 import type { MemoryAgents } from "../src/memory/memory-agents";
-import { spreadOffset, sweep } from "../src/memory/sweep";
+import { sweep } from "../src/memory/sweep";
+import { type SweepMessage, spreadOffset } from "../src/memory/sweep-fanout";
 import { newUserId } from "./support/auth";
 import { item } from "./support/items";
 import { agentStub, ingestSettled, seedMemory, services, statement } from "./support/memory-agent";
@@ -105,21 +111,53 @@ describe("the daily sweep", () => {
       entries: [{ trigger: "manual" }],
     });
 
-    const line = logs.mock.calls.map((c) => String(c[0])).find((l) => l.includes('"msg":"sweep"'));
-    const report = JSON.parse(line!) as Record<string, unknown>;
+    const report = logLine(logs, "sweep");
     expect(report).toMatchObject({ level: "info", msg: "sweep", cron: "0 3 * * *", complete: true });
     expect(report.checked).toBeGreaterThanOrEqual(4);
     expect(report.skipped).toBeGreaterThanOrEqual(2);
     expect(report.dispatched).toBeGreaterThanOrEqual(2);
   });
 
-  it("stops at its dispatch budget and page bound, and says where to resume", async () => {
+  it("with a small dispatch budget, enqueues the rest through the real queue, whose consumer schedules their agents", async () => {
+    // Users with material and no memory yet, and idle agents: only the sweep can schedule them.
     const subjects = [await subject(), await subject(), await subject()];
-    for (const s of subjects) await services().memoryEvents.materialChanged([s.userId]);
-    const dispatched: string[] = [];
+
+    const logs = vi.spyOn(console, "log");
+    const started = Date.now();
+    const ctx = createExecutionContext();
+    await worker.scheduled(
+      createScheduledController({ scheduledTime: started, cron: "0 3 * * *" }),
+      { ...sweepEnv(), SWEEP_MAX_DISPATCH: "1" } as Env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+
+    const report = logLine(logs, "sweep");
+    expect(report).toMatchObject({ dispatched: 1, enqueueFailed: 0 });
+    expect(report.enqueued).toBeGreaterThanOrEqual(2);
+    expect(report.messages).toBeGreaterThanOrEqual(1);
+    expect(report.sends).toBeGreaterThanOrEqual(1);
+    // The queue delivers to the worker's own `queue` handler; wait for it, not for any alarm.
+    await vi.waitFor(
+      async () => {
+        for (const { userId } of subjects) {
+          const status = await agentStub(userId).status();
+          expect(status).toMatchObject({ subjectId: userId, phase: "scheduled" });
+          expect(Date.parse(status.nextRunAt!) - started).toBeGreaterThanOrEqual(
+            spreadOffset(userId, DAY) - 1000,
+          );
+        }
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+  });
+
+  it("saves where a bounded invocation stopped, and the next invocation goes on from there", async () => {
+    const subjects = [await subject(), await subject(), await subject()];
+    const handed: string[] = [];
     const agents: MemoryAgents = {
       requestRefresh: async (subjectId) => {
-        dispatched.push(subjectId);
+        handed.push(subjectId);
         return { status: "scheduled", runAt: Date.now() };
       },
       forceRefresh: async () => ({ status: "refused", retryAfterMs: 0 }),
@@ -128,22 +166,111 @@ describe("the daily sweep", () => {
       },
       forget: async () => {},
     };
+    const queue = {
+      send: async (messages: SweepMessage[]) => void handed.push(...messages.flatMap((m) => m.subjectIds)),
+    };
+    // A cursor of its own: other sweeps (and test files) keep theirs.
+    const cursor = createSweepCursorStore(services().db, `test-${crypto.randomUUID()}`);
     const { memoryStore, clock } = services();
-    const options = { ttlMs: YEAR_HOURS * 3600_000, spreadMs: DAY, concurrency: 4 };
+    const deps = { store: memoryStore, agents, queue, cursor, clock };
+    const options = {
+      ttlMs: YEAR_HOURS * 3600_000,
+      spreadMs: DAY,
+      concurrency: 4,
+      maxDispatch: 1,
+      fanOut: { ...FAN_OUT_LIMITS, idsPerMessage: 1 },
+      maxSubjectIdLength: 255,
+    };
 
-    const limited = await sweep(
-      { store: memoryStore, agents, clock },
-      { ...options, pageSize: 2, maxDispatch: 1, maxPages: 50 },
-    );
-    expect(limited).toMatchObject({ dispatched: 1, complete: false });
-    expect(limited.resumeAfter).toBe(dispatched[0]);
+    // pageSize 1: one page (with its worst-case send, the final send and the save) fits in 5 round trips.
+    const first = await sweep(deps, { ...options, pageSize: 1, maxRoundTrips: 5 });
+    expect(first).toMatchObject({ pages: 1, checked: 1, complete: false, resumedFrom: null });
+    expect(first.resumeAfter).not.toBeNull();
+    expect(await cursor.load()).toBe(first.resumeAfter);
 
-    const paged = await sweep(
-      { store: memoryStore, agents, clock },
-      { ...options, pageSize: 1, maxDispatch: 100, maxPages: 2 },
-    );
-    expect(paged.pages).toBe(2);
-    expect(paged.checked).toBe(2);
-    expect(paged.complete).toBe(false);
+    handed.length = 0;
+    const second = await sweep(deps, { ...options, pageSize: 1, maxRoundTrips: 5 });
+    expect(second).toMatchObject({ pages: 1, resumedFrom: first.resumeAfter, complete: false });
+    expect(second.resumeAfter! > first.resumeAfter!).toBe(true);
+    for (const id of handed) expect(id > first.resumeAfter!).toBe(true);
+    expect(await cursor.load()).toBe(second.resumeAfter);
+
+    handed.length = 0;
+    const rest = await sweep(deps, { ...options, pageSize: 10_000, maxRoundTrips: 1000 });
+    expect(rest).toMatchObject({ resumedFrom: second.resumeAfter, complete: true, resumeAfter: null });
+    expect(await cursor.load()).toBeNull();
+    // Every one of ours past the cursor was handed over (ours may sort before it: then the next day's).
+    for (const { userId } of subjects) if (userId > second.resumeAfter!) expect(handed).toContain(userId);
   });
 });
+
+describe("the sweep queue's consumer", () => {
+  const message = (body: unknown, attempts = 1) => ({
+    id: crypto.randomUUID(),
+    timestamp: new Date(),
+    attempts,
+    body,
+  });
+
+  it("hands every subject of a message to its agent with the sweep's spread start, then acks it", async () => {
+    const a = await subject();
+    const b = await subject();
+    const sweptAt = Date.now();
+    const msg = message({ subjectIds: [a.userId, b.userId], sweptAt, spreadMs: DAY });
+    const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [msg]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env as Env, ctx);
+    const result = await getQueueResult(batch, ctx);
+
+    expect(result).toMatchObject({ outcome: "ok", explicitAcks: [msg.id], retryMessages: [] });
+    for (const { userId } of [a, b]) {
+      const status = await agentStub(userId).status();
+      expect(status).toMatchObject({ subjectId: userId, phase: "scheduled" });
+      expect(Date.parse(status.nextRunAt!)).toBe(sweptAt + spreadOffset(userId, DAY));
+    }
+  });
+
+  it("acks and logs a malformed message instead of retrying it, and still handles the valid one beside it", async () => {
+    const a = await subject();
+    const bad = message({ subjectIds: "everyone", sweptAt: "yesterday" });
+    const good = message({ subjectIds: [a.userId], sweptAt: Date.now(), spreadMs: 0 });
+    const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [bad, good]);
+    const logs = vi.spyOn(console, "log");
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env as Env, ctx);
+    const result = await getQueueResult(batch, ctx);
+
+    expect(result.explicitAcks.sort()).toEqual([bad.id, good.id].sort());
+    expect(result.retryMessages).toEqual([]);
+    expect(logLine(logs, "sweep_message_malformed")).toMatchObject({ level: "warn", messageId: bad.id });
+    expect(logLine(logs, "sweep_batch")).toMatchObject({ messages: 2, malformed: 1, dispatched: 1 });
+    expect((await agentStub(a.userId).status()).phase).toBe("scheduled");
+  });
+
+  it("retries a message whose subjects could not all be handed over", async () => {
+    const requested: string[] = [];
+    const agents = {
+      requestRefresh: async (subjectId: string) => {
+        requested.push(subjectId);
+        if (subjectId === "down") throw new Error("object unavailable");
+        return { status: "scheduled" as const, runAt: 0 };
+      },
+    };
+    const failing = message({ subjectIds: ["up", "down"], sweptAt: 0, spreadMs: 0 }, 3);
+    const fine = message({ subjectIds: ["up-too"], sweptAt: 0, spreadMs: 0 });
+    const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [failing, fine]);
+    const report = await consumeSweepBatch(batch, agents);
+    const result = await getQueueResult(batch, createExecutionContext());
+
+    expect(requested.sort()).toEqual(["down", "up", "up-too"]);
+    expect(report).toMatchObject({ messages: 2, dispatched: 2, failed: 1, retried: 1 });
+    expect(result.explicitAcks).toEqual([fine.id]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual([failing.id]);
+  });
+});
+
+function logLine(logs: { mock: { calls: unknown[][] } }, msg: string): Record<string, unknown> {
+  const line = logs.mock.calls.map((c) => String(c[0])).find((l) => l.includes(`"msg":"${msg}"`));
+  expect(line).toBeDefined();
+  return JSON.parse(line!) as Record<string, unknown>;
+}

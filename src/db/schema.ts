@@ -147,3 +147,13 @@ export const memoryRuns = pgTable(
   },
   (t) => [index("memory_runs_subject_idx").on(t.subjectId, t.queuedAt.desc())],
 );
+
+/**
+ * Where an unfinished daily sweep resumes (one row per sweep name): written only when an invocation hits
+ * its bound, deleted when a sweep reaches the end, so the next invocation goes on instead of starting over.
+ */
+export const sweepCursors = pgTable("sweep_cursors", {
+  name: text("name").primaryKey(),
+  afterKey: text("after_key").notNull(),
+  updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+});

@@ -1,22 +1,42 @@
 /**
  * The daily sweep, generic over its ports: pages through subjects whose memory is missing or older than the
  * freshness window; subjects with nothing new only get checked_at bumped (inside the page query); the
- * others are handed to their MemoryAgent with start times spread over a window. Work per invocation is
- * bounded by pages and dispatches, so one invocation stays inside the platform's subrequest and CPU limits.
+ * others are handed to their MemoryAgent with start times spread over a window: the first `maxDispatch`
+ * directly, the rest through a queue whose consumer does the same (sweep-fanout.ts). Work per invocation
+ * is bounded (direct dispatches, plus database round trips and queue sends); where a bound stops it, the
+ * resume key is saved and the next invocation goes on from there instead of starting over.
  */
 import type { Clock } from "../domain/clock";
 import type { MemoryAgents } from "./memory-agents";
 import type { MemoryStore } from "./memory-store";
+import {
+  dispatchToAgents,
+  type FanOutLimits,
+  planSends,
+  type SweepQueue,
+  worstCaseSends,
+} from "./sweep-fanout";
+
+/** Where an unfinished sweep resumes (null: from the beginning). */
+export interface SweepCursorStore {
+  load(): Promise<string | null>;
+  /** Null clears it. */
+  save(after: string | null): Promise<void>;
+}
 
 export interface SweepOptions {
   ttlMs: number;
   pageSize: number;
+  /** Subjects handed to their agents directly (one subrequest each); the rest go through the queue. */
   maxDispatch: number;
-  /** Bounds the database round trips (and so the subrequests) of one invocation. */
-  maxPages: number;
+  /** Bounds database round trips (pages, cursor load and save) plus queue sends: the other subrequests. */
+  maxRoundTrips: number;
   spreadMs: number;
-  /** Dispatches run this many at a time. */
+  /** Direct dispatches run this many at a time. */
   concurrency: number;
+  fanOut: FanOutLimits;
+  /** Longest subject id, for the worst-case size of the sends a page can need. */
+  maxSubjectIdLength: number;
 }
 
 export interface SweepReport {
@@ -24,37 +44,90 @@ export interface SweepReport {
   skipped: number;
   dispatched: number;
   dispatchFailed: number;
+  /** Subjects handed to the queue, in how many messages and sends. */
+  enqueued: number;
+  messages: number;
+  sends: number;
+  /** Subjects of sends that failed: the sweep stops and resumes before them next time. */
+  enqueueFailed: number;
   pages: number;
-  /** False when a bound stopped the sweep early; `resumeAfter` is where the next invocation would go on. */
+  roundTrips: number;
+  /** Where this invocation started (a saved cursor), or null from the beginning. */
+  resumedFrom: string | null;
+  /** False when a bound (or a failed send) stopped the sweep; `resumeAfter` is saved for the next one. */
   complete: boolean;
   resumeAfter: string | null;
   durationMs: number;
 }
 
 export interface SweepDeps {
-  store: MemoryStore;
-  agents: MemoryAgents;
+  store: Pick<MemoryStore, "sweepPage">;
+  agents: Pick<MemoryAgents, "requestRefresh">;
+  queue: SweepQueue;
+  cursor: SweepCursorStore;
   clock: Clock;
 }
 
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
   const started = deps.clock.now();
-  const staleBefore = new Date(started.getTime() - options.ttlMs);
+  const sweptAt = started.getTime();
+  const staleBefore = new Date(sweptAt - options.ttlMs);
+  const base = { sweptAt, spreadMs: options.spreadMs };
   const report: SweepReport = {
     checked: 0,
     skipped: 0,
     dispatched: 0,
     dispatchFailed: 0,
+    enqueued: 0,
+    messages: 0,
+    sends: 0,
+    enqueueFailed: 0,
     pages: 0,
+    roundTrips: 0,
+    resumedFrom: null,
     complete: false,
     resumeAfter: null,
     durationMs: 0,
   };
-  let after: string | null = null;
 
-  while (report.pages < options.maxPages) {
+  const resumedFrom = await deps.cursor.load();
+  report.roundTrips++;
+  report.resumedFrom = resumedFrom;
+  let after = resumedFrom;
+  /** Ids waiting for a send, and where to resume if that send fails (before the page the first came from). */
+  let pending: string[] = [];
+  let pendingFrom: string | null = null;
+  let failed = false;
+
+  /** Sends the full sends of `pending` (all of it when `all`); false if a send failed. */
+  const flush = async (all: boolean): Promise<boolean> => {
+    const sends = planSends(pending, base, options.fanOut);
+    const count = all ? sends.length : sends.length - 1;
+    for (let i = 0; i < count; i++) {
+      const { messages } = sends[i]!;
+      const ids = messages.reduce((n, m) => n + m.subjectIds.length, 0);
+      report.roundTrips++;
+      try {
+        await deps.queue.send(messages);
+      } catch {
+        report.enqueueFailed += ids;
+        return false;
+      }
+      report.sends++;
+      report.messages += messages.length;
+      report.enqueued += ids;
+      pending = pending.slice(ids);
+    }
+    if (pending.length === 0) pendingFrom = null;
+    return true;
+  };
+
+  // Each page may need its own round trip, the sends for what it leaves pending, and the cursor save.
+  const pageReserve = 1 + worstCaseSends(options.pageSize, options.maxSubjectIdLength, options.fanOut) + 1;
+  while (report.roundTrips + pageReserve + 1 <= options.maxRoundTrips) {
     const page = await deps.store.sweepPage({ after, staleBefore, now: started, limit: options.pageSize });
     report.pages++;
+    report.roundTrips++;
     report.checked += page.checked;
     report.skipped += page.skipped;
     if (page.lastKey === null) {
@@ -62,54 +135,44 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
       break;
     }
 
-    const budget = options.maxDispatch - report.dispatched - report.dispatchFailed;
-    const batch = page.toDispatch.slice(0, Math.max(0, budget));
-    await dispatch(deps, batch, started.getTime(), options, report);
-    if (batch.length < page.toDispatch.length) {
-      // Out of dispatch budget mid-page: resume right after the last subject handed over.
-      after = batch.at(-1) ?? after;
-      break;
+    const budget = Math.max(0, options.maxDispatch - report.dispatched - report.dispatchFailed);
+    const direct = page.toDispatch.slice(0, budget);
+    const { dispatched, failed: dispatchFailed } = await dispatchToAgents(
+      deps.agents,
+      direct,
+      base,
+      options.concurrency,
+    );
+    report.dispatched += dispatched;
+    report.dispatchFailed += dispatchFailed.length;
+    const queued = page.toDispatch.slice(direct.length);
+    if (queued.length > 0) {
+      if (pending.length === 0) pendingFrom = after;
+      pending.push(...queued);
     }
     after = page.lastKey;
+    if (!(await flush(false))) {
+      failed = true;
+      after = pendingFrom;
+      break;
+    }
     if (page.checked < options.pageSize) {
       report.complete = true;
       break;
     }
   }
 
+  if (!failed && pending.length > 0 && !(await flush(true))) {
+    failed = true;
+    report.complete = false;
+    after = pendingFrom;
+  }
+
   report.resumeAfter = report.complete ? null : after;
+  if (report.resumeAfter !== resumedFrom) {
+    await deps.cursor.save(report.resumeAfter);
+    report.roundTrips++;
+  }
   report.durationMs = deps.clock.now().getTime() - started.getTime();
   return report;
-}
-
-async function dispatch(
-  deps: SweepDeps,
-  subjectIds: string[],
-  now: number,
-  options: SweepOptions,
-  report: SweepReport,
-): Promise<void> {
-  for (let i = 0; i < subjectIds.length; i += options.concurrency) {
-    const chunk = subjectIds.slice(i, i + options.concurrency);
-    const results = await Promise.allSettled(
-      chunk.map((id) =>
-        deps.agents.requestRefresh(id, "sweep", { notBefore: now + spreadOffset(id, options.spreadMs) }),
-      ),
-    );
-    for (const r of results) {
-      if (r.status === "fulfilled") report.dispatched++;
-      else report.dispatchFailed++;
-    }
-  }
-}
-
-/** A stable offset in [0, spreadMs) from the subject id (FNV-1a): spreads starts without knowing the total. */
-export function spreadOffset(subjectId: string, spreadMs: number): number {
-  if (spreadMs <= 0) return 0;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < subjectId.length; i++) {
-    hash ^= subjectId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return Math.floor((hash / 2 ** 32) * spreadMs);
 }
