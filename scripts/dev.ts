@@ -1,27 +1,54 @@
 /**
- * npm run dev: the whole service on one machine: Postgres (DATABASE_URL, or the embedded PGlite with
- * data under .data/pglite), the Neon stand-in, migrations, and `wrangler dev` (offline) on
- * 127.0.0.1:$PORT (8787). LLM keys, models and base URLs come from .dev.vars, which this never writes.
+ * npm run dev [-- --fake-llm] [-- --demo]: the whole service on one machine: Postgres (DATABASE_URL, or
+ * the embedded PGlite with data under .data/pglite), the Neon stand-in, migrations, and `wrangler dev`
+ * (offline) on 127.0.0.1:$PORT (8787). LLM keys, models and base URLs come from .dev.vars, which this
+ * never writes. --fake-llm starts the fake LLM (reference policies) and points the worker at it;
+ * --demo loads the demo workspace once the service is up.
  * Ctrl-C stops everything it started; the next start reuses the data.
  */
+import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { ROOT, readDevVars } from "./lib/dev-secret";
 import { type Stack, startStack } from "./lib/stack";
 import { signDevToken } from "./lib/token";
+import { formatSummaries, loadDemo } from "./load-demo";
 
 const port = Number(process.env.PORT ?? 8787);
-let stack: Stack | undefined;
+const flags = new Set(process.argv.slice(2));
+const closers: (() => Promise<void>)[] = [];
 
 async function main() {
-  stack = await startStack({
+  const vars: Record<string, string> = {};
+  if (flags.has("--fake-llm")) {
+    const fake = await startFakeLlm();
+    closers.push(fake.close);
+    console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
+    Object.assign(vars, {
+      ANTHROPIC_BASE_URL: fake.anthropicBaseUrl,
+      OPENAI_BASE_URL: fake.openaiBaseUrl,
+      ANTHROPIC_API_KEY: "fake-key",
+      OPENAI_API_KEY: "fake-key",
+      GENERATOR_MODEL: "anthropic:fake-generator",
+      JUDGE_MODEL: "openai:fake-judge",
+    });
+  }
+  const stack = await startStack({
     port,
     databaseUrl: process.env.DATABASE_URL ?? readDevVars().DATABASE_URL,
     dataDir: `${ROOT}.data/pglite`,
+    // Durable Object state lives beside the database, so wiping .data/ resets both together.
+    persistTo: `${ROOT}.data/wrangler`,
     useDevVars: true,
+    vars,
     log: (line) => console.log(`[dev] ${line}`),
   });
+  closers.push(stack.close);
   printHelp(stack);
-  const code = await stack.exited;
-  await stop(code);
+  if (flags.has("--demo")) {
+    console.log(
+      `[dev] demo workspace loaded:\n${formatSummaries(await loadDemo({ url: stack.url, secret: stack.secret }))}`,
+    );
+  }
+  await stop(await stack.exited);
 }
 
 function printHelp({ url, secret }: Stack) {
@@ -35,7 +62,7 @@ ${signDevToken(secret, "ada")}
   curl -X POST ${url}/items -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \\
     -d '{"items":[{"source":"gmail","externalId":"m1","kind":"email","title":"Payments migration","body":"Ada leads the payments migration; cut-over is on 3 March.","occurredAt":"2026-11-20T10:00:00Z"}]}'
   curl "${url}/items?q=payments" -H "Authorization: Bearer $TOKEN"
-  curl -i "${url}/memory" -H "Authorization: Bearer $TOKEN"
+  curl -i "${url}/memory?wait=30" -H "Authorization: Bearer $TOKEN"
   curl "${url}/__scheduled?cron=0+3+*+*+*"      # run the daily sweep now
   npm run demo                                   # load the demo workspace
 `);
@@ -45,7 +72,7 @@ let stopping = false;
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
-    await stack?.close();
+    for (const close of closers.reverse()) await close().catch(() => {});
   }
   process.exit(code);
 }

@@ -38,6 +38,13 @@ describe("run schedule", () => {
     expect(alarmAt(b.state)).toBe(T);
   });
 
+  it("schedules a run for a reader who found no memory even when the object believes it fresh, within the min interval", () => {
+    const running = runNow(onRequest(subject(), "read", T, policy).state, T);
+    const done = onFinish(running, "r1", { kind: "succeeded" }, T + MIN, policy);
+    const missing = onRequest(done, "read", T + 2 * MIN, policy, undefined, true);
+    expect(missing.answer).toEqual({ status: "scheduled", runAt: T + 61 * MIN });
+  });
+
   it("debounces ingest and never pushes a scheduled run later", () => {
     const a = onRequest(subject(), "ingest", T, policy);
     const b = onRequest(a.state, "ingest", T + 4 * MIN, policy);

@@ -1,6 +1,14 @@
 /** The embedded default database: PGlite (Postgres in WASM) served over the wire protocol on a TCP port. */
+import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+/**
+ * PGlite is one backend multiplexed over every socket connection: extended-protocol messages of two
+ * connections interleave ("unnamed prepared statement does not exist"), so clients in front of it must
+ * send one query at a time. The Neon stand-in uses this many connections to it.
+ */
+export const EMBEDDED_MAX_CLIENT_CONNECTIONS = 1;
 
 export interface EmbeddedPostgres {
   /** postgres:// URL of the socket server. */
@@ -12,6 +20,7 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(
   options: { dataDir?: string; port?: number } = {},
 ): Promise<EmbeddedPostgres> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {});
   const server = new PGLiteSocketServer({
     db,

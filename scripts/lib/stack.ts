@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { ConfigError, parseConfig } from "../../src/config/config";
 import { devSecret, ROOT, readDevVars } from "./dev-secret";
-import { startEmbeddedPostgres } from "./embedded-postgres";
+import { EMBEDDED_MAX_CLIENT_CONNECTIONS, startEmbeddedPostgres } from "./embedded-postgres";
 import { applyMigrations } from "./migrate";
 import { startNeonLocal } from "./neon-local";
 
@@ -54,7 +54,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }
     await applyMigrations(databaseUrl);
     log("migrations applied");
-    const neonLocal = await startNeonLocal({ databaseUrl });
+    const neonLocal = await startNeonLocal({
+      databaseUrl,
+      maxConnections: options.databaseUrl ? undefined : EMBEDDED_MAX_CLIENT_CONNECTIONS,
+    });
     closers.push(neonLocal.close);
     log(`Neon stand-in: ${neonLocal.url}`);
 

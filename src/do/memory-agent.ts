@@ -5,7 +5,7 @@ import { emptyStats, type GenerationResult, type PreviousMemory } from "../domai
 import { RUN_TRIGGERS } from "../domain/memory";
 import { renderMemory } from "../domain/memory-render";
 import type { Env } from "../env";
-import type { AgentStatus } from "../memory/memory-agents";
+import type { AgentStatus, RefreshOptions } from "../memory/memory-agents";
 import type { MemoryStatus, RunStart } from "../memory/memory-store";
 import {
   type ActiveRun,
@@ -47,7 +47,7 @@ export class MemoryAgent extends DurableObject<Env> {
   async requestRefresh(
     subjectId: string,
     reason: RefreshReason,
-    options: { notBefore?: number } = {},
+    options: RefreshOptions = {},
   ): Promise<RefreshAnswer> {
     assertSubject(subjectId);
     if (!(RUN_TRIGGERS as readonly string[]).includes(reason))
@@ -62,7 +62,14 @@ export class MemoryAgent extends DurableObject<Env> {
     ) {
       state = reopenIfGeneratorReturned(state);
     }
-    const { state: next, answer } = onRequest(state, reason, this.now(), this.policy(), notBefore);
+    const { state: next, answer } = onRequest(
+      state,
+      reason,
+      this.now(),
+      this.policy(),
+      notBefore,
+      options.memoryMissing === true,
+    );
     await this.commit(next);
     return answer;
   }

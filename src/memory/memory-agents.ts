@@ -10,13 +10,16 @@ export interface AgentStatus {
   lastError: { code: string; message: string } | null;
 }
 
+export interface RefreshOptions {
+  /** Not before this time (ms since epoch): the sweep spreads start times with it. */
+  notBefore?: number;
+  /** The reader found no memory in the database: a run is needed whatever the object remembers. */
+  memoryMissing?: boolean;
+}
+
 export interface MemoryAgents {
   /** Asks for a refresh; the object decides (single flight, min interval, debounce, backoff). */
-  requestRefresh(
-    subjectId: string,
-    reason: RefreshReason,
-    options?: { notBefore?: number },
-  ): Promise<RefreshAnswer>;
+  requestRefresh(subjectId: string, reason: RefreshReason, options?: RefreshOptions): Promise<RefreshAnswer>;
   /** POST /memory/refresh: a run now, unless inside the min interval or a backoff ("refused"). */
   forceRefresh(subjectId: string): Promise<RefreshAnswer>;
   status(subjectId: string): Promise<AgentStatus>;

@@ -135,7 +135,9 @@ export function backoffDelay(failures: number, policy: SchedulePolicy): number {
 
 /**
  * Someone asks for a refresh. `notBefore` lets the sweep spread its start times.
- * Reads and sweeps of a memory the object knows to be fresh are answered "fresh" (a late or stale poke);
+ * Reads and sweeps of a memory the object knows to be fresh are answered "fresh" (a late or stale poke),
+ * unless the reader found no memory at all (`memoryMissing`: the database and this object disagree, e.g.
+ * after a restore; the database wins);
  * a manual refresh inside the min interval or during a backoff is refused with the time to wait.
  */
 export function onRequest(
@@ -144,6 +146,7 @@ export function onRequest(
   now: number,
   policy: SchedulePolicy,
   notBefore?: number,
+  memoryMissing = false,
 ): Transition {
   const newMaterial = reason === "ingest" || reason === "delete";
 
@@ -164,6 +167,7 @@ export function onRequest(
 
   if (
     (reason === "read" || reason === "sweep") &&
+    !memoryMissing &&
     state.freshAsOf !== null &&
     now - state.freshAsOf < policy.ttlMs
   ) {

@@ -36,7 +36,8 @@ export const memoryRoutes = new Hono<AppEnv>()
 
     let decision = await read();
     if (decision.poke) {
-      await defer(memoryAgents.requestRefresh(subjectId, "read"));
+      const memoryMissing = decision.kind !== "ready";
+      await defer(memoryAgents.requestRefresh(subjectId, "read", { memoryMissing }));
     }
     if (decision.kind === "generating" && wait > 0) {
       for (const delay of waitPollDelays(wait * 1000)) {

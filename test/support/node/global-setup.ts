@@ -3,7 +3,7 @@
  * server, or the embedded PGlite), migrated, behind the local Neon stand-in.
  */
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres } from "../../../scripts/lib/embedded-postgres";
+import { EMBEDDED_MAX_CLIENT_CONNECTIONS, startEmbeddedPostgres } from "../../../scripts/lib/embedded-postgres";
 import { applyMigrations, createFreshDatabase, dropDatabase } from "../../../scripts/lib/migrate";
 import { startNeonLocal } from "../../../scripts/lib/neon-local";
 import { startFakeLlm } from "./fake-llm/server";
@@ -26,7 +26,10 @@ export default async function setup(project: TestProject) {
   const embedded = adminUrl ? null : await startEmbeddedPostgres();
   const databaseUrl = adminUrl ? await createFreshDatabase(adminUrl, "um_test") : embedded!.url;
   await applyMigrations(databaseUrl);
-  const neonLocal = await startNeonLocal({ databaseUrl });
+  const neonLocal = await startNeonLocal({
+    databaseUrl,
+    maxConnections: embedded ? EMBEDDED_MAX_CLIENT_CONNECTIONS : undefined,
+  });
 
   project.provide("databaseUrl", databaseUrl);
   project.provide("neonLocalEndpoint", neonLocal.url);
