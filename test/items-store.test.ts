@@ -112,16 +112,25 @@ describe("ItemStore reads", () => {
     expect(await store.getMany(owner, [])).toEqual([]);
   });
 
-  it("recent lists visible items since a date, newest first, filtered by kind and limited", async () => {
+  it("recent lists visible items that occurred or arrived since a date, newest first, filtered by kind and limited", async () => {
     const owner = newUserId();
+    const upcoming = new Date(Date.now() + 7 * 86_400_000);
     await store.upsert(owner, [
       input("old", { occurredAt: new Date("2025-12-01T00:00:00Z") }),
+      input("upcoming", { kind: "event", occurredAt: upcoming }),
+    ]);
+    const old = (await store.recent(owner, { since: new Date(0), limit: 10 })).find(
+      (i) => i.externalId === "old",
+    );
+    const since = new Date(old!.updatedAt.getTime() + 1);
+    // Arrived after `since`, though they occurred long before it (a connector's backlog).
+    await store.upsert(owner, [
       input("t1", { kind: "task", occurredAt: new Date("2026-03-02T00:00:00Z") }),
       input("e1", { occurredAt: new Date("2026-03-03T00:00:00Z") }),
       input("e2", { occurredAt: new Date("2026-03-04T00:00:00Z") }),
     ]);
-    const since = new Date("2026-01-01T00:00:00Z");
     expect((await store.recent(owner, { since, limit: 10 })).map((i) => i.externalId)).toEqual([
+      "upcoming",
       "e2",
       "e1",
       "t1",

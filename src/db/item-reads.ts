@@ -1,5 +1,5 @@
 /** The item store's reads other than search. Every query carries the access rule for the viewer. */
-import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { ActivityDigest, Item, ItemKind, ItemLink } from "../domain/items";
 import type { Db } from "./client";
 import { isUuid } from "./cursor";
@@ -44,7 +44,11 @@ export async function recentItems(
   viewerId: string,
   options: { since: Date; kinds?: ItemKind[]; limit: number },
 ): Promise<Item[]> {
-  const conditions: SQL[] = [visibleTo(viewerId), gte(items.occurredAt, options.since)];
+  // "Occurred or changed since": an item that arrived late (a connector's backlog) is still recent news.
+  const conditions: (SQL | undefined)[] = [
+    visibleTo(viewerId),
+    or(gte(items.occurredAt, options.since), gte(items.updatedAt, options.since)),
+  ];
   if (options.kinds?.length) conditions.push(inArray(items.kind, options.kinds));
   const rows = await db
     .select(itemColumns)

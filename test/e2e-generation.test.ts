@@ -1,0 +1,152 @@
+/**
+ * Generation end to end through the whole worker, with the real wiring: HTTP -> the subject's MemoryAgent
+ * (alarm run with runDurableObjectAlarm) -> createGenerator -> the Anthropic and OpenAI SDK adapters -> the
+ * fake LLM server's reference generator and judge -> the stored version -> GET /memory.
+ */
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { demoExpectedFacts, demoRefreshBatch } from "../fixtures/demo-workspace";
+import {
+  backdateMemory,
+  demoSubject,
+  firstMemory,
+  forcedRefresh,
+  itemAs,
+  memoryJson,
+  runsOf,
+  type ServedItem,
+  versionsOf,
+  wordsMissingFrom,
+} from "./support/e2e";
+import { fakeLlm, type RecordedRequest } from "./support/fake-llm-control";
+import { warmUpWorker } from "./support/items";
+import { agentStub, clearAlarm, ingestSettled } from "./support/memory-agent";
+
+const llm = fakeLlm();
+const used: string[] = [];
+beforeAll(warmUpWorker);
+afterEach(async () => {
+  for (const id of used.splice(0)) await clearAlarm(id);
+});
+
+const GENERATOR = "anthropic:fake-generator";
+const JUDGE = "openai:fake-judge";
+
+/** The generator requests of one run: those after `afterSeq`, for this subject. */
+async function generatorRequests(subjectId: string, afterSeq = 0): Promise<RecordedRequest[]> {
+  return (await llm.requests(`Subject: ${subjectId}`, { role: "generator" })).filter((r) => r.seq > afterSeq);
+}
+
+describe("generation end to end", () => {
+  it("serves a first memory generated from GET /memory whose every statement is supported by the items it cites", async () => {
+    const s = await demoSubject("ada");
+    used.push(...Object.values(s.userIds));
+
+    const memory = await firstMemory(s.userId);
+    expect(memory.stale).toBe(false);
+    expect(memory.citations.length).toBeGreaterThan(0);
+    expect(memory.memory).toMatch(/^## /);
+
+    const body = await memoryJson(s.userId);
+    expect(body.version).toBe(memory.version);
+    expect(body.statements.length).toBeGreaterThanOrEqual(5);
+    const cache = new Map<string, ServedItem | null>();
+    for (const statement of body.statements) {
+      expect(statement.citations.length, statement.text).toBeGreaterThan(0);
+      const cited: ServedItem[] = [];
+      for (const { id } of statement.citations) {
+        if (!cache.has(id)) cache.set(id, await itemAs(s.userId, id));
+        const item = cache.get(id);
+        expect(item, `cited item ${id} is visible to the subject`).not.toBeNull();
+        if (item) cited.push(item);
+      }
+      expect(wordsMissingFrom(statement.text, cited), statement.text).toEqual([]);
+    }
+
+    const runs = await runsOf(s.userId);
+    expect(runs).toHaveLength(1);
+    const run = runs[0]!;
+    expect(run).toMatchObject({
+      trigger: "read",
+      status: "succeeded",
+      attempt: 1,
+      errorCode: null,
+      versionId: memory.version,
+      verdict: { accepted: true, unsupported: [] },
+    });
+    expect(run.turns).toBeGreaterThanOrEqual(2);
+    expect(run.toolCalls).toBeGreaterThan(0);
+    expect(run.inputTokens).toBeGreaterThan(0);
+    expect(run.outputTokens).toBeGreaterThan(0);
+    expect(Object.keys(run.usage).sort()).toEqual([JUDGE, GENERATOR].sort());
+    expect(run.usage[GENERATOR]!.calls).toBe(run.turns);
+    expect(run.usage[JUDGE]!.calls).toBeGreaterThanOrEqual(1);
+    expect(run.usage[GENERATOR]!.inputTokens + run.usage[JUDGE]!.inputTokens).toBe(run.inputTokens);
+
+    const versions = await versionsOf(s.userId);
+    expect(versions).toMatchObject([
+      {
+        id: memory.version,
+        runId: run.id,
+        generatorModel: GENERATOR,
+        judgeModel: JUDGE,
+        statementCount: body.statements.length,
+        current: true,
+      },
+    ]);
+    expect((await agentStub(s.userId).status()).phase).toBe("idle");
+  });
+
+  it("refreshes incrementally: the digest and the previous memory in the prompt, fewer tool calls and tokens, the new facts stated", async () => {
+    const s = await demoSubject("ada");
+    used.push(...Object.values(s.userIds));
+    const first = await firstMemory(s.userId);
+    const firstSeq = (await generatorRequests(s.userId)).at(-1)!.seq;
+
+    const before = new Date();
+    await backdateMemory(s.userId, before);
+    await ingestSettled(s.userId, demoRefreshBatch(s.now, "ada", { userIds: s.userIds }));
+    await forcedRefresh(s.userId, s.clock);
+
+    const refreshed = await memoryJson(s.userId);
+    expect(refreshed.version).not.toBe(first.version);
+    const runs = await runsOf(s.userId);
+    expect(runs).toHaveLength(2);
+    // The refresh batch had already scheduled an (ingest) run, which the forced refresh brought forward.
+    const refresh = runs.find((r) => r.versionId === refreshed.version);
+    const initial = runs.find((r) => r.versionId === first.version);
+    expect(refresh).toMatchObject({ trigger: "ingest", status: "succeeded" });
+    expect(initial).toMatchObject({ trigger: "read", status: "succeeded", versionId: first.version });
+
+    const requests = await generatorRequests(s.userId, firstSeq);
+    expect(requests.length).toBe(refresh!.turns);
+    const system = requests[0]!.neutral!.system;
+    expect(system).toContain("<changes_since_previous>");
+    expect(system).toContain(`Since ${before.toISOString()}`);
+    expect(system).toContain("<previous_memory>");
+    expect(system).toContain("Kestrel cut-over moves by one week");
+    const previousLines = first.memory.split("\n").filter((l) => l.startsWith("- "));
+    const previousBlock = system.slice(
+      system.indexOf("<previous_memory>"),
+      system.indexOf("</previous_memory>"),
+    );
+    for (const line of previousLines) {
+      const text = line.slice(2).replace(/(\s*\[\d+\])+$/, "");
+      expect(previousBlock).toContain(text);
+    }
+
+    console.log(
+      JSON.stringify({
+        first: { toolCalls: initial!.toolCalls, inputTokens: initial!.inputTokens, turns: initial!.turns },
+        refresh: { toolCalls: refresh!.toolCalls, inputTokens: refresh!.inputTokens, turns: refresh!.turns },
+      }),
+    );
+    expect(refresh!.toolCalls).toBeLessThan(initial!.toolCalls);
+    expect(refresh!.inputTokens).toBeLessThan(initial!.inputTokens);
+
+    const texts = refreshed.statements.map((st) => st.text.toLowerCase());
+    const stated = demoExpectedFacts(s.now).ada.afterRefresh.filter((fact) =>
+      texts.some((t) => fact.keywords.every((k) => t.includes(k.toLowerCase()))),
+    );
+    expect(stated.map((f) => f.fact)).not.toEqual([]);
+  });
+});
