@@ -78,12 +78,17 @@ export function renderJudgeMessage(
   return lines.join("\n");
 }
 
+/**
+ * `subjectId`, when given, ends the system prompt as "Subject id: <id>", so test faults and scripts can be
+ * keyed by the subject (not "Subject: <id>", which selects the generator's requests).
+ */
 export function buildJudgeRequest(
   statements: CheckedStatement[],
   cited: { ref: string; item: Item }[],
+  subjectId?: string,
 ): LlmRequest {
   return {
-    system: JUDGE_SYSTEM_PROMPT,
+    system: subjectId ? `${JUDGE_SYSTEM_PROMPT}\n\nSubject id: ${subjectId}` : JUDGE_SYSTEM_PROMPT,
     messages: [{ role: "user", content: [{ type: "text", text: renderJudgeMessage(statements, cited) }] }],
     tools: [JUDGE_TOOL_DEFINITION],
     toolChoice: { type: "tool", name: JUDGE_TOOL },
@@ -133,7 +138,7 @@ export async function judgeDraft(deps: JudgeDeps, statements: CheckedStatement[]
   });
   const response = await meteredCall(
     deps.judge,
-    buildJudgeRequest(statements, cited),
+    buildJudgeRequest(statements, cited, deps.subjectId),
     deps.meter,
     deps.signal,
   );
