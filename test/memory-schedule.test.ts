@@ -45,6 +45,27 @@ describe("run schedule", () => {
     expect(missing.answer).toEqual({ status: "scheduled", runAt: T + 61 * MIN });
   });
 
+  it("backs off at least as long as the provider's Retry-After asks", () => {
+    const running = runNow(onRequest(subject(), "read", T, policy).state, T);
+    const error = { code: "llm_rate_limited", message: "slow down" };
+    const short = onFinish(
+      running,
+      "r1",
+      { kind: "failed", error, retryable: true, retryAfterMs: 1000 },
+      T,
+      policy,
+    );
+    expect(short.nextRunAt).toBe(T + MIN);
+    const long = onFinish(
+      running,
+      "r1",
+      { kind: "failed", error, retryable: true, retryAfterMs: 10 * MIN },
+      T,
+      policy,
+    );
+    expect(long).toMatchObject({ phase: "backoff", nextRunAt: T + 10 * MIN });
+  });
+
   it("debounces ingest and never pushes a scheduled run later", () => {
     const a = onRequest(subject(), "ingest", T, policy);
     const b = onRequest(a.state, "ingest", T + 4 * MIN, policy);

@@ -158,18 +158,23 @@ function failed(
   errorMessage: string,
   retryable: boolean,
   stats: RunStats,
+  retryAfterMs?: number,
 ): GenerationResult {
   return {
     outcome: "failed",
     errorCode,
     errorMessage: truncate(errorMessage, REASON_CHARS),
     retryable,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     stats,
   };
 }
 
 function failure(error: unknown, stats: RunStats): GenerationResult {
-  if (error instanceof LlmError) return failed(error.code, error.message, error.retryable, stats);
+  if (error instanceof LlmError) {
+    const retryAfterMs = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
+    return failed(error.code, error.message, error.retryable, stats, retryAfterMs);
+  }
   if (error instanceof BudgetExhausted) return failed(error.code, error.message, false, stats);
   if (error instanceof RunAborted) return failed("aborted", error.message, true, stats);
   const message = error instanceof Error ? error.message : String(error);

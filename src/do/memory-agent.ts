@@ -199,6 +199,7 @@ export class MemoryAgent extends DurableObject<Env> {
               kind: "failed",
               error: { code: ending.errorCode, message: ending.errorMessage },
               retryable: ending.retryable,
+              retryAfterMs: ending.retryAfterMs,
             };
       const next = this.transition(run.id, outcome);
       await store.runEnded(start, {

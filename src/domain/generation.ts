@@ -35,7 +35,15 @@ export type GenerationResult =
       stats: RunStats;
     }
   | { outcome: "rejected"; verdict: Verdict; reason: string; stats: RunStats }
-  | { outcome: "failed"; errorCode: string; errorMessage: string; retryable: boolean; stats: RunStats };
+  | {
+      outcome: "failed";
+      errorCode: string;
+      errorMessage: string;
+      retryable: boolean;
+      /** The provider asked us to wait at least this long (Retry-After) before trying again. */
+      retryAfterMs?: number;
+      stats: RunStats;
+    };
 
 export interface Generator {
   generate(request: GenerationRequest, signal?: AbortSignal): Promise<GenerationResult>;

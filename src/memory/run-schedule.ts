@@ -84,7 +84,7 @@ export type RunOutcome =
   | { kind: "succeeded" }
   /** Nothing new since the last memory: no generation happened, the memory was confirmed. */
   | { kind: "unchanged" }
-  | { kind: "rejected" | "failed"; error: RunError; retryable: boolean };
+  | { kind: "rejected" | "failed"; error: RunError; retryable: boolean; retryAfterMs?: number };
 
 /** Error codes meaning "no generator", not "generation went wrong". */
 export const UNAVAILABLE_CODES: readonly string[] = ["llm_not_configured", "generation_unavailable"];
@@ -298,7 +298,8 @@ export function onFinish(
     phase: "backoff",
     failures,
     lastError: outcome.error,
-    nextRunAt: now + backoffDelay(failures, policy),
+    // Exponential backoff, but never sooner than the provider's Retry-After.
+    nextRunAt: now + Math.max(backoffDelay(failures, policy), outcome.retryAfterMs ?? 0),
     trigger: run.trigger,
     requestedAt: now,
   };

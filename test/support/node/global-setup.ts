@@ -3,7 +3,10 @@
  * server, or the embedded PGlite), migrated, behind the local Neon stand-in.
  */
 import type { TestProject } from "vitest/node";
-import { EMBEDDED_MAX_CLIENT_CONNECTIONS, startEmbeddedPostgres } from "../../../scripts/lib/embedded-postgres";
+import {
+  EMBEDDED_MAX_CLIENT_CONNECTIONS,
+  startEmbeddedPostgres,
+} from "../../../scripts/lib/embedded-postgres";
 import { applyMigrations, createFreshDatabase, dropDatabase } from "../../../scripts/lib/migrate";
 import { startNeonLocal } from "../../../scripts/lib/neon-local";
 import { startFakeLlm } from "./fake-llm/server";
