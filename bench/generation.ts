@@ -8,7 +8,7 @@
 import { DEMO_USER_IDS, demoRefreshBatch, demoWorkspace } from "../fixtures/demo-workspace";
 import { signDevToken } from "../scripts/lib/token";
 import { postItems } from "../scripts/load-demo";
-import { startFakeLlm } from "../test/support/node/fake-llm/server";
+import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, backend, startBenchStack } from "./lib/bench-stack";
 
 const SUBJECT = process.env.SUBJECT ?? "ada";
@@ -27,12 +27,7 @@ interface Run {
 
 const fake = await startFakeLlm();
 const stack = await startBenchStack("generation", {
-  ANTHROPIC_BASE_URL: fake.anthropicBaseUrl,
-  OPENAI_BASE_URL: fake.openaiBaseUrl,
-  ANTHROPIC_API_KEY: "fake-key",
-  OPENAI_API_KEY: "fake-key",
-  GENERATOR_MODEL: "anthropic:fake-generator",
-  JUDGE_MODEL: "openai:fake-judge",
+  ...workerVarsFor(fake),
   MIN_REFRESH_INTERVAL_MINUTES: "0",
   INGEST_DEBOUNCE_SECONDS: "3600",
 });

@@ -12,7 +12,7 @@ import pg from "pg";
 import { ROOT } from "../scripts/lib/dev-secret";
 import { signDevToken } from "../scripts/lib/token";
 import { postItems } from "../scripts/load-demo";
-import { startFakeLlm } from "../test/support/node/fake-llm/server";
+import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, backend, startBenchStack } from "./lib/bench-stack";
 import { runLoad } from "./lib/load";
 import { summarize } from "./lib/stats";
@@ -34,12 +34,7 @@ const SMALL_WORKSPACE = [
 
 const fake = await startFakeLlm();
 const stack = await startBenchStack("memory-serving", {
-  ANTHROPIC_BASE_URL: fake.anthropicBaseUrl,
-  OPENAI_BASE_URL: fake.openaiBaseUrl,
-  ANTHROPIC_API_KEY: "fake-key",
-  OPENAI_API_KEY: "fake-key",
-  GENERATOR_MODEL: "anthropic:fake-generator",
-  JUDGE_MODEL: "openai:fake-judge",
+  ...workerVarsFor(fake),
   MIN_REFRESH_INTERVAL_MINUTES: "0",
   INGEST_DEBOUNCE_SECONDS: "3600",
 });

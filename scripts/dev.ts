@@ -6,7 +6,7 @@
  * --demo loads the demo workspace once the service is up.
  * Ctrl-C stops everything it started; the next start reuses the data.
  */
-import { startFakeLlm } from "../test/support/node/fake-llm/server";
+import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { ROOT, readDevVars } from "./lib/dev-secret";
 import { type Stack, startStack } from "./lib/stack";
 import { signDevToken } from "./lib/token";
@@ -22,14 +22,7 @@ async function main() {
     const fake = await startFakeLlm();
     closers.push(fake.close);
     console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
-    Object.assign(vars, {
-      ANTHROPIC_BASE_URL: fake.anthropicBaseUrl,
-      OPENAI_BASE_URL: fake.openaiBaseUrl,
-      ANTHROPIC_API_KEY: "fake-key",
-      OPENAI_API_KEY: "fake-key",
-      GENERATOR_MODEL: "anthropic:fake-generator",
-      JUDGE_MODEL: "openai:fake-judge",
-    });
+    Object.assign(vars, workerVarsFor(fake));
   }
   const stack = await startStack({
     port,

@@ -3,7 +3,7 @@
  *   npm run fake-llm            (FAKE_LLM_PORT, default 8790; FAKE_LLM_HOST, default 127.0.0.1)
  * and prints the .dev.vars lines that point the service at it.
  */
-import { startFakeLlm } from "../test/support/node/fake-llm/server";
+import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 
 const port = Number(process.env.FAKE_LLM_PORT ?? 8790);
 const host = process.env.FAKE_LLM_HOST ?? "127.0.0.1";
@@ -15,12 +15,9 @@ console.log(`Fake LLM listening on ${fake.url}
   Control API:              ${fake.url}/__control (scripts, faults, requests, reset)
 
 Put these lines in .dev.vars to use it:
-ANTHROPIC_BASE_URL=${fake.anthropicBaseUrl}
-ANTHROPIC_API_KEY=fake-key
-OPENAI_BASE_URL=${fake.openaiBaseUrl}
-OPENAI_API_KEY=fake-key
-GENERATOR_MODEL=anthropic:fake-generator
-JUDGE_MODEL=openai:fake-judge
+${Object.entries(workerVarsFor(fake))
+  .map(([key, value]) => `${key}=${value}`)
+  .join("\n")}
 `);
 
 const stop = () => {

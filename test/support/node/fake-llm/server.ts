@@ -41,6 +41,20 @@ export interface FakeLlm {
   close(): Promise<void>;
 }
 
+/** The worker settings that make it generate with this fake: its reference policies. */
+export function workerVarsFor(
+  fake: Pick<FakeLlm, "anthropicBaseUrl" | "openaiBaseUrl">,
+): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: fake.anthropicBaseUrl,
+    ANTHROPIC_API_KEY: "fake-key",
+    OPENAI_BASE_URL: fake.openaiBaseUrl,
+    OPENAI_API_KEY: "fake-key",
+    GENERATOR_MODEL: "anthropic:fake-generator",
+    JUDGE_MODEL: "openai:fake-judge",
+  };
+}
+
 type Provider = "anthropic" | "openai";
 
 const RESEARCH_TOOLS = new Set<string>(Object.values(TOOL_NAMES));
