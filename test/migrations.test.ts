@@ -1,0 +1,47 @@
+/**
+ * The suite's database starts empty and gets the drizzle-kit migrations applied by the global setup:
+ * every migration is recorded once, and the schema they build is the one the code expects.
+ */
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import journal from "../drizzle/meta/_journal.json";
+import { parseConfig } from "../src/config/config";
+import { createDb } from "../src/db/client";
+
+const db = createDb(parseConfig(env));
+const rows = async <T>(query: ReturnType<typeof sql>) => (await db.execute(query)).rows as T[];
+
+describe("migrations applied to an empty database", () => {
+  it("record every migration in drizzle's journal exactly once", async () => {
+    const applied = await rows<{ n: string }>(sql`select count(*) as n from drizzle.__drizzle_migrations`);
+    expect(Number(applied[0]!.n)).toBe(journal.entries.length);
+  });
+
+  it("create every table of the data model", async () => {
+    const tables = await rows<{ table_name: string }>(
+      sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining([
+        "item_links",
+        "items",
+        "memories",
+        "memory_runs",
+        "memory_versions",
+        "sweep_cursors",
+      ]),
+    );
+  });
+
+  it("create the indexes the hot paths rely on", async () => {
+    const indexes = await rows<{ indexname: string; indexdef: string }>(
+      sql`select indexname, indexdef from pg_indexes where schemaname = 'public'`,
+    );
+    const byName = new Map(indexes.map((i) => [i.indexname, i.indexdef]));
+    expect(byName.get("items_search_idx")).toMatch(/USING gin \(search\)/);
+    expect(byName.get("items_owner_source_external_key")).toMatch(/UNIQUE/);
+    expect(byName.get("memory_versions_cited_idx")).toMatch(/USING gin \(cited_item_ids\)/);
+    expect(byName.get("item_links_pending_idx")).toMatch(/WHERE \(to_item IS NULL\)/);
+  });
+});
