@@ -5,11 +5,12 @@
  *   GET  /v1   Neon's WebSocket relay: frames carry raw Postgres wire bytes to and from TCP.
  * Local development and tests only; production talks to Neon's own endpoints.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import pg from "pg";
 import { WebSocketServer } from "ws";
+import { closeServer, readBody, send } from "./node-http";
 
 type QueryRequest = { query: string; params?: unknown[] };
 type Field = {
@@ -184,26 +185,4 @@ async function runQuery(client: pg.PoolClient, q: QueryRequest) {
     fields,
     rowAsArray: true,
   };
-}
-
-function send(res: ServerResponse, status: number, payload: unknown): void {
-  const json = JSON.stringify(payload);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
-  res.end(json);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
 }

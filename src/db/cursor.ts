@@ -12,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function encodeCursor(cursor: SearchCursor): string {
   const json = JSON.stringify({ r: cursor.rank, t: cursor.occurredAt.toISOString(), i: cursor.id });
-  return btoa(json).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return toBase64Url(json);
 }
 
 /** Decodes a cursor made by encodeCursor for the same kind of search (ranked or not); 400 otherwise. */
@@ -20,7 +20,7 @@ export function decodeCursor(text: string, ranked: boolean): SearchCursor {
   const invalid = () => new AppError("bad_request", "cursor is not valid for this search");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(atob(text.replace(/-/g, "+").replace(/_/g, "/")));
+    parsed = JSON.parse(fromBase64Url(text));
   } catch {
     throw invalid();
   }
@@ -32,3 +32,10 @@ export function decodeCursor(text: string, ranked: boolean): SearchCursor {
 }
 
 export const isUuid = (value: string): boolean => UUID.test(value);
+
+/** Unpadded base64url of a (Latin-1) string, the shape every opaque cursor takes. */
+export const toBase64Url = (text: string): string =>
+  btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+/** Inverse of toBase64Url; throws on text that is not base64. */
+export const fromBase64Url = (text: string): string => atob(text.replace(/-/g, "+").replace(/_/g, "/"));

@@ -1,28 +1,33 @@
 /** MemoryStore over Postgres (drizzle, Neon HTTP mode): every multi-statement write is one atomic db.batch. */
-import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
-import { AppError } from "../domain/errors";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { RunStats } from "../domain/generation";
 import type { ItemKind } from "../domain/items";
-import type { Statement } from "../domain/memory";
 import type {
   AcceptResult,
   Citation,
   CurrentMemory,
   MemoryStatus,
   MemoryStore,
-  Page,
-  RedactedVersion,
   RunEnd,
   RunRecord,
   VersionDetail,
   VersionSummary,
 } from "../memory/memory-store";
-import { type CitingVersion, redactVersion } from "../memory/redaction";
 import type { Db } from "./client";
+import { decodeListCursor, keysetBefore, pageOf } from "./list-page";
+import {
+  applyRedactions,
+  citingVersionsJson,
+  goneItem,
+  missedIds,
+  parseCiting,
+  redactAll,
+  redactionPayload,
+  repairMissed,
+  syncCurrentMarkdown,
+} from "./memory-redaction";
 import { memories, memoryRuns, memoryVersions } from "./schema";
-
-/** Concurrent redactions of one version are retried this many times (optimistic check on redacted_at). */
-const REDACTION_ATTEMPTS = 4;
+import { parseJson, parseStringArray, parseTextArray, uuidArray } from "./sql-values";
 
 export function createMemoryStore(db: Db): MemoryStore {
   return {
@@ -194,25 +199,7 @@ export function createMemoryStore(db: Db): MemoryStore {
         )
         .orderBy(desc(memoryRuns.queuedAt), desc(memoryRuns.id))
         .limit(limit + 1);
-      const entries: RunRecord[] = rows.slice(0, limit).map((r) => ({
-        id: r.id,
-        trigger: r.trigger,
-        status: r.status,
-        attempt: r.attempt,
-        queuedAt: r.queuedAt,
-        startedAt: r.startedAt,
-        finishedAt: r.finishedAt,
-        turns: r.turns,
-        toolCalls: r.toolCalls,
-        inputTokens: r.inputTokens,
-        outputTokens: r.outputTokens,
-        usage: r.usage,
-        verdict: r.verdict,
-        outcome: r.outcome,
-        errorCode: r.errorCode,
-        errorMessage: r.errorMessage,
-        versionId: r.versionId,
-      }));
+      const entries: RunRecord[] = rows.slice(0, limit).map(({ subjectId: _subject, ...run }) => run);
       return pageOf(entries, rows.length > limit, (r) => ({ at: r.queuedAt, id: r.id }));
     },
 
@@ -375,192 +362,12 @@ function parseCitations(value: unknown): Citation[] {
   );
 }
 
-// ---- redaction ----------------------------------------------------------------------------------------------
-
-interface CitingRow {
-  version: CitingVersion;
-  /** redacted_at as Postgres printed it (optimistic check), or null. */
-  redactedAt: string | null;
-  /** Ids to remove from this version: the deleted item(s) plus any cited item that no longer exists. */
-  removable: string[];
-}
-
-const redactAll = (citing: CitingRow[]) => citing.map((c) => redactVersion(c.version, new Set(c.removable)));
-
-/** Versions matching `where` (alias v) as JSON: statements, redacted_at, and the ids `removable` says to drop. */
-function citingVersionsJson(where: SQL, removable: SQL) {
-  return sql`coalesce((
-    select json_agg(json_build_object(
-      'id', v.id, 'subjectId', v.subject_id, 'statements', v.statements, 'redactedAt', v.redacted_at::text,
-      'removable', array(select c::text from unnest(v.cited_item_ids) c where ${removable})))
-    from memory_versions v where ${where}
-  ), '[]'::json)`;
-}
-
-/** A cited id (alias c) whose item no longer exists. */
-const goneItem = sql`not exists (select 1 from items x where x.id = c)`;
-
-function parseCiting(value: unknown): CitingRow[] {
-  const list = parseJson(value);
-  if (!Array.isArray(list)) return [];
-  return list.map(
-    (v: {
-      id: string;
-      subjectId: string;
-      statements: Statement[];
-      redactedAt: string | null;
-      removable: string[];
-    }) => ({
-      version: { id: v.id, subjectId: v.subjectId, statements: v.statements },
-      redactedAt: v.redactedAt,
-      removable: v.removable ?? [],
-    }),
-  );
-}
-
-interface RedactionRow {
-  id: string;
-  markdown: string;
-  statements: Statement[];
-  cited: string[];
-  prev: string | null;
-}
-
-function redactionPayload(redacted: RedactedVersion[], citing: CitingRow[]): RedactionRow[] {
-  const prev = new Map(citing.map((c) => [c.version.id, c.redactedAt]));
-  return redacted.map((r) => ({
-    id: r.id,
-    markdown: r.markdown,
-    statements: r.statements,
-    cited: r.citedItemIds,
-    prev: prev.get(r.id) ?? null,
-  }));
-}
-
-/** Rewrites the versions, each only if nobody redacted it since we read it (redacted_at unchanged). */
-function applyRedactions(db: Db, payload: RedactionRow[], at: Date) {
-  return db.execute(sql`
-    update memory_versions v set
-      markdown = r.markdown, statements = r.statements, redacted_at = ${at.toISOString()}::timestamptz,
-      cited_item_ids = array(select e::uuid from jsonb_array_elements_text(r.cited) with ordinality t(e, n) order by n)
-    from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb) as r(id uuid, markdown text, statements jsonb, cited jsonb, prev text)
-    where v.id = r.id and v.redacted_at is not distinct from r.prev::timestamptz
-    returning v.id`);
-}
-
-/** The memories row carries the current markdown: keep it equal to its (redacted) version's. */
-function syncCurrentMarkdown(db: Db, payload: RedactionRow[], at: Date) {
-  return db.execute(sql`
-    update memories m set markdown = v.markdown, updated_at = ${at.toISOString()}::timestamptz
-    from memory_versions v
-    where v.id = m.current_version_id
-      and v.id in (select (x->>'id')::uuid from jsonb_array_elements(${JSON.stringify(payload)}::jsonb) x)`);
-}
-
-function missedIds(payload: RedactionRow[], updatedRows: Record<string, unknown>[]): string[] {
-  const updated = new Set(updatedRows.map((r) => String(r.id)));
-  return payload.map((p) => p.id).filter((id) => !updated.has(id));
-}
-
-/**
- * A version redacted concurrently by another deletion lost our optimistic check: re-read it and remove
- * every citation of an item that no longer exists (ours is gone by now), a bounded number of times.
- */
-async function repairMissed(db: Db, versionIds: string[], at: Date): Promise<void> {
-  let pending = versionIds;
-  for (let attempt = 0; attempt < REDACTION_ATTEMPTS && pending.length > 0; attempt++) {
-    const found = await db.execute(sql`
-      select ${citingVersionsJson(
-        sql`v.id in (select x::uuid from jsonb_array_elements_text(${JSON.stringify(pending)}::jsonb) x)`,
-        goneItem,
-      )} as versions`);
-    const citing = parseCiting(found.rows[0]?.versions);
-    const redacted = redactAll(citing);
-    const payload = redactionPayload(redacted, citing);
-    const [updated] = await db.batch([
-      applyRedactions(db, payload, at),
-      syncCurrentMarkdown(db, payload, at),
-    ]);
-    pending = missedIds(payload, updated.rows);
-  }
-  if (pending.length > 0) {
-    throw new Error(`redaction of ${pending.length} memory version(s) kept conflicting; retry the deletion`);
-  }
-}
-
 // ---- helpers ------------------------------------------------------------------------------------------------
 
 function statsSet(stats: RunStats) {
   return sql`turns = ${stats.turns}, tool_calls = ${stats.toolCalls}, input_tokens = ${stats.inputTokens},
              output_tokens = ${stats.outputTokens}, usage = ${JSON.stringify(stats.usage)}::jsonb`;
 }
-
-/** A uuid[] parameter (drizzle would expand a bare JS array into a parenthesised list). */
-function uuidArray(ids: string[]) {
-  return sql`${`{${ids.join(",")}}`}::uuid[]`;
-}
-
-function keysetBefore(
-  at: typeof memoryRuns.queuedAt | typeof memoryVersions.createdAt,
-  id: typeof memoryRuns.id | typeof memoryVersions.id,
-  cursor: { at: Date; id: string },
-) {
-  return or(lt(at, cursor.at), and(eq(at, cursor.at), lt(id, cursor.id)));
-}
-
-function pageOf<T>(entries: T[], more: boolean, key: (entry: T) => { at: Date; id: string }): Page<T> {
-  const last = entries.at(-1);
-  return { entries, nextCursor: more && last ? encodeListCursor(key(last)) : null };
-}
-
-function parseJson(value: unknown): unknown {
-  if (typeof value !== "string") return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return null;
-  }
-}
-
-function parseStringArray(value: unknown): string[] {
-  const list = parseJson(value);
-  return Array.isArray(list) ? list.filter((s): s is string => typeof s === "string") : [];
-}
-
-/** A Postgres text[] printed as text: {a,b,"c d"}. */
-function parseTextArray(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(String);
-  if (typeof value !== "string" || value.length < 2) return [];
-  const inner = value.slice(1, -1);
-  if (inner === "") return [];
-  const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|([^,]+)/g;
-  for (let m = re.exec(inner); m; m = re.exec(inner)) {
-    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] ?? ""));
-  }
-  return out;
-}
-
-/** Opaque keyset cursor for the history lists: base64url of the last entry's (time, id). */
-function encodeListCursor(key: { at: Date; id: string }): string {
-  return btoa(JSON.stringify([key.at.toISOString(), key.id]))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
-
-function decodeListCursor(text: string): { at: Date; id: string } {
-  try {
-    const [t, id] = JSON.parse(atob(text.replace(/-/g, "+").replace(/_/g, "/"))) as unknown[];
-    const at = new Date(String(t));
-    if (typeof id === "string" && UUID.test(id) && !Number.isNaN(at.getTime())) return { at, id };
-  } catch {
-    // fall through
-  }
-  throw new AppError("bad_request", "cursor is not valid for this list");
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const toBool = (v: unknown): boolean => v === true || v === "t" || v === "true";
 const unique = (ids: string[]): string[] => [...new Set(ids)];

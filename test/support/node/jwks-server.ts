@@ -4,6 +4,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closeServer, readBody } from "../../../scripts/lib/node-http";
 
 export async function startJwksServer(): Promise<{ url: string; close(): Promise<void> }> {
   const sets = new Map<string, string>();
@@ -12,12 +13,13 @@ export async function startJwksServer(): Promise<{ url: string; close(): Promise
     if (!name) {
       res.writeHead(404).end();
     } else if (req.method === "PUT") {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        sets.set(name, Buffer.concat(chunks).toString("utf8"));
-        res.writeHead(204).end();
-      });
+      readBody(req).then(
+        (body) => {
+          sets.set(name, body);
+          res.writeHead(204).end();
+        },
+        () => res.destroy(),
+      );
     } else {
       const body = sets.get(name);
       if (body === undefined) res.writeHead(404).end();
@@ -28,10 +30,6 @@ export async function startJwksServer(): Promise<{ url: string; close(): Promise
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -15,8 +15,9 @@
  *   POST   /__control/reset          -> 204 (forgets everything; for long dev sessions)
  * Test support only: nothing under src/ imports it.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closeServer, readBody, send } from "../../../../scripts/lib/node-http";
 import { JUDGE_TOOL, TOOL_NAMES } from "../../../../src/agent/wire-format";
 import {
   anthropicError,
@@ -322,22 +323,6 @@ function requestIdHeader(which: Provider, requestId: string): Record<string, str
   return which === "anthropic" ? { "request-id": requestId } : { "x-request-id": requestId };
 }
 
-function send(
-  res: ServerResponse,
-  status: number,
-  payload: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (res.destroyed) return;
-  const json = JSON.stringify(payload);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(json),
-    ...headers,
-  });
-  res.end(json);
-}
-
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
@@ -350,19 +335,3 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 const now = () => new Date().toISOString();
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-}
