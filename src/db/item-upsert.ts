@@ -14,7 +14,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "../domain/errors";
-import type { ItemInput, UpsertOutcome } from "../domain/items";
+import { type ItemInput, repeatedKeys, type UpsertOutcome } from "../domain/items";
 import type { Db } from "./client";
 import { canonicalJson, sha256Hex } from "./content-hash";
 import { type LinkSpec, linkSpecs } from "./item-links";
@@ -86,14 +86,7 @@ export async function upsertItems(
 }
 
 function assertNoDuplicates(inputs: ItemInput[]): void {
-  const seen = new Map<string, number>();
-  const problems: { index: number; path: string; message: string }[] = [];
-  inputs.forEach((input, index) => {
-    const key = JSON.stringify([input.source, input.externalId]);
-    const first = seen.get(key);
-    if (first === undefined) seen.set(key, index);
-    else problems.push({ index, path: "externalId", message: `duplicates the item at index ${first}` });
-  });
+  const problems = repeatedKeys(inputs.map((input, index) => ({ index, ...input })));
   if (problems.length > 0) {
     throw new AppError("validation_failed", "Some items are invalid", { details: { items: problems } });
   }

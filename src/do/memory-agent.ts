@@ -116,14 +116,7 @@ export class MemoryAgent extends DurableObject<Env> {
 
   private async execute(services: Services, subjectId: string, run: ActiveRun): Promise<void> {
     const store = services.memoryStore;
-    const start: RunStart = {
-      id: run.id,
-      subjectId,
-      trigger: run.trigger,
-      attempt: run.attempt,
-      queuedAt: new Date(run.requestedAt),
-      startedAt: new Date(run.startedAt),
-    };
+    const start = runStartOf(subjectId, run);
     let result: GenerationResult;
     try {
       if (run.trigger === "read" || run.trigger === "sweep") {
@@ -247,25 +240,15 @@ export class MemoryAgent extends DurableObject<Env> {
     const { code, message } = next.lastError ?? INTERRUPTED;
     const write =
       next.phase === "exhausted"
-        ? services.memoryStore.runEnded(
-            {
-              id: run.id,
-              subjectId,
-              trigger: run.trigger,
-              attempt: run.attempt,
-              queuedAt: new Date(run.requestedAt),
-              startedAt: new Date(run.startedAt),
-            },
-            {
-              status: "failed",
-              finishedAt: at,
-              stats: emptyStats(),
-              outcome: "interrupted",
-              errorCode: code,
-              errorMessage: message,
-              memoryStatus: memoryStatusFor(next),
-            },
-          )
+        ? services.memoryStore.runEnded(runStartOf(subjectId, run), {
+            status: "failed",
+            finishedAt: at,
+            stats: emptyStats(),
+            outcome: "interrupted",
+            errorCode: code,
+            errorMessage: message,
+            memoryStatus: memoryStatusFor(next),
+          })
         : services.memoryStore.runInterrupted(run.id, subjectId, at, code, message);
     await write.catch((error: unknown) => log("warn", "ledger_write_failed", subjectId, error));
   }
@@ -308,6 +291,18 @@ export class MemoryAgent extends DurableObject<Env> {
       ttlMs: memory.ttlMs,
     };
   }
+}
+
+/** The ledger's view of a run the object started. */
+function runStartOf(subjectId: string, run: ActiveRun): RunStart {
+  return {
+    id: run.id,
+    subjectId,
+    trigger: run.trigger,
+    attempt: run.attempt,
+    queuedAt: new Date(run.requestedAt),
+    startedAt: new Date(run.startedAt),
+  };
 }
 
 function memoryStatusFor(state: AgentState): Extract<MemoryStatus, "generating" | "failed" | "unavailable"> {

@@ -53,6 +53,27 @@ export interface ItemInput {
   links?: ItemLinkInput[];
 }
 
+export interface ItemProblem {
+  index: number;
+  path: string;
+  message: string;
+}
+
+/** Each (source, externalId) that repeats within one batch, pointing at its first occurrence. */
+export function repeatedKeys(
+  entries: { index: number; source: string; externalId: string }[],
+): ItemProblem[] {
+  const first = new Map<string, number>();
+  const problems: ItemProblem[] = [];
+  for (const { index, source, externalId } of entries) {
+    const key = JSON.stringify([source, externalId]);
+    const seen = first.get(key);
+    if (seen === undefined) first.set(key, index);
+    else problems.push({ index, path: "externalId", message: `duplicates the item at index ${seen}` });
+  }
+  return problems;
+}
+
 export type UpsertStatus = "created" | "updated" | "unchanged";
 
 export interface UpsertOutcome {

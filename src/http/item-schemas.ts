@@ -1,7 +1,14 @@
 /** Request validation for the /items routes (zod), and its translation into the error model. */
 import { z } from "zod";
 import { AppError } from "../domain/errors";
-import { ITEM_KINDS, type ItemInput, type ItemKind, type SearchQuery } from "../domain/items";
+import {
+  ITEM_KINDS,
+  type ItemInput,
+  type ItemKind,
+  type ItemProblem,
+  repeatedKeys,
+  type SearchQuery,
+} from "../domain/items";
 
 export const MAX_ITEMS_PER_REQUEST = 500;
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -51,12 +58,6 @@ export const itemInputSchema = z.strictObject({
   links: z.array(linkSchema).max(200).optional(),
 });
 
-export interface ItemProblem {
-  index: number;
-  path: string;
-  message: string;
-}
-
 /**
  * Validates a POST /items body. A body that is not `{ items: [...] }` is 400; too many items 413;
  * any bad item makes the whole request 422 with every problem listed as { index, path, message },
@@ -71,25 +72,18 @@ export function parseIngestBody(body: unknown): ItemInput[] {
     throw new AppError("payload_too_large", `At most ${MAX_ITEMS_PER_REQUEST} items per request`);
   }
   const problems: ItemProblem[] = [];
-  const parsed: ItemInput[] = [];
-  const seen = new Map<string, number>();
+  const parsed: (ItemInput & { index: number })[] = [];
   raw.forEach((entry, index) => {
     const result = itemInputSchema.safeParse(entry);
-    if (!result.success) {
+    if (result.success) parsed.push({ ...result.data, index });
+    else {
       for (const issue of result.error.issues) {
         problems.push({ index, path: issue.path.join(".") || "(item)", message: issue.message });
       }
-      return;
     }
-    const key = JSON.stringify([result.data.source, result.data.externalId]);
-    const first = seen.get(key);
-    if (first !== undefined) {
-      problems.push({ index, path: "externalId", message: `duplicates the item at index ${first}` });
-      return;
-    }
-    seen.set(key, index);
-    parsed.push(result.data);
   });
+  problems.push(...repeatedKeys(parsed));
+  problems.sort((a, b) => a.index - b.index);
   if (problems.length > 0) {
     throw new AppError(
       "validation_failed",
@@ -99,7 +93,7 @@ export function parseIngestBody(body: unknown): ItemInput[] {
       },
     );
   }
-  return parsed;
+  return parsed.map(({ index: _index, ...item }) => item);
 }
 
 const listParam = (values: string[]) =>
