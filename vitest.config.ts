@@ -4,7 +4,11 @@ import { defineConfig } from "vitest/config";
 /** Shared by every test: the HS256 secret tokens are signed with. */
 export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-hs256-0123456789";
 
-export default defineConfig({
+/**
+ * The worker under test, inside workerd. `faults` puts a TCP proxy the tests control between the worker
+ * and the database's endpoint, so they can make the database unreachable or hung under a running worker.
+ */
+const workerProject = (name: "workers" | "faults", include: string[], exclude: string[] = []) => ({
   plugins: [
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
@@ -21,14 +25,36 @@ export default defineConfig({
           OPENAI_API_KEY: "test-key",
           GENERATOR_MODEL: "anthropic:fake-generator",
           JUDGE_MODEL: "openai:fake-judge",
+          ...(name === "faults"
+            ? { FAULT_PROXY_URL: inject("faultProxyUrl"), DATABASE_QUERY_TIMEOUT_MS: "1500" }
+            : {}),
         },
       },
     })),
   ],
   test: {
+    name,
     globalSetup: ["./test/support/node/global-setup.ts"],
-    include: ["test/**/*.test.ts"],
+    include,
+    exclude,
     testTimeout: 20_000,
     hookTimeout: 60_000,
+  },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      workerProject("workers", ["test/**/*.test.ts"], ["test/faults/**", "test/node/**"]),
+      workerProject("faults", ["test/faults/**/*.test.ts"]),
+      {
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/node/**/*.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

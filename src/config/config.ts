@@ -30,6 +30,8 @@ const rawSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// connection string"),
   /** Local stand-in for Neon's endpoints (http://host:port). Never set in production. */
   NEON_LOCAL_ENDPOINT: optionalUrl,
+  /** Every database round trip is abandoned after this long (the request then answers 503). */
+  DATABASE_QUERY_TIMEOUT_MS: intSetting(4000, 100, 60_000),
 
   AUTH_JWT_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   AUTH_JWKS_URL: optionalUrl,
@@ -75,6 +77,7 @@ export type Auth =
 export interface Config {
   databaseUrl: string;
   neonLocalEndpoint?: string;
+  queryTimeoutMs: number;
   auth: Auth;
   llm: {
     generator?: ModelRef;
@@ -115,6 +118,7 @@ export function parseConfig(env: RawEnv): Config {
   return {
     databaseUrl: c.DATABASE_URL,
     neonLocalEndpoint: c.NEON_LOCAL_ENDPOINT,
+    queryTimeoutMs: c.DATABASE_QUERY_TIMEOUT_MS,
     auth: parseAuth(c),
     llm: {
       generator: c.GENERATOR_MODEL,

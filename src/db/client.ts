@@ -7,7 +7,18 @@ import * as schema from "./schema";
 export type Db = NeonHttpDatabase<typeof schema>;
 export type TxDb = NeonDatabase<typeof schema>;
 
-type DbConfig = Pick<Config, "databaseUrl" | "neonLocalEndpoint">;
+type DbConfig = Pick<Config, "databaseUrl" | "neonLocalEndpoint" | "queryTimeoutMs">;
+
+let queryTimeoutMs = 4000;
+
+/**
+ * Every HTTP round trip to the database carries its own deadline, so a database that accepts connections
+ * but never answers costs a request at most `queryTimeoutMs` (it then fails as database_unavailable).
+ * The driver's fetch hook is global; the deadline is the one configuration value it reads.
+ */
+function fetchWithDeadline(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  return fetch(input, { ...init, signal: AbortSignal.timeout(queryTimeoutMs) });
+}
 
 /**
  * Points the Neon driver at the local stand-in. Only ever called when NEON_LOCAL_ENDPOINT is
@@ -25,6 +36,8 @@ function useLocalEndpoint(endpoint: string): void {
 /** HTTP mode: one round trip per query or batch (a batch is one transaction). The default for everything. */
 export function createDb(config: DbConfig): Db {
   if (config.neonLocalEndpoint) useLocalEndpoint(config.neonLocalEndpoint);
+  queryTimeoutMs = config.queryTimeoutMs;
+  neonConfig.fetchFunction = fetchWithDeadline;
   return drizzleHttp({ client: neon(config.databaseUrl), schema });
 }
 

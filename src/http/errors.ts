@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../config/config";
+import { describeDatabaseError } from "../db/database-errors";
 import { AppError, type ErrorCode } from "../domain/errors";
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -20,24 +21,13 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   internal: 500,
 };
 
+/** Seconds a client is told to wait when the database is not answering. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** The single place where errors become HTTP responses: `{ error: { code, message, requestId } }`. */
 export function errorResponse(err: unknown, c: Context): Response {
   const requestId = (c.get("requestId") as string | undefined) ?? "unknown";
-  let appError: AppError;
-  if (err instanceof AppError) {
-    appError = err;
-  } else if (err instanceof ConfigError) {
-    console.error(JSON.stringify({ level: "error", msg: "config_invalid", requestId, issues: err.issues }));
-    appError = new AppError("config_invalid", err.message);
-  } else if (isDatabaseDown(err)) {
-    logUnknown(err, requestId);
-    appError = new AppError("database_unavailable", "The database is not answering; try again shortly.", {
-      retryAfterSeconds: 5,
-    });
-  } else {
-    logUnknown(err, requestId);
-    appError = new AppError("internal", "Internal error");
-  }
+  const appError = toAppError(err, requestId);
   const status = STATUS[appError.code];
   if (appError.retryAfterSeconds !== undefined) c.header("Retry-After", String(appError.retryAfterSeconds));
   const body: Record<string, unknown> = { code: appError.code, message: appError.message, requestId };
@@ -45,27 +35,42 @@ export function errorResponse(err: unknown, c: Context): Response {
   return c.json({ error: body }, status);
 }
 
-function isDatabaseDown(err: unknown): boolean {
-  return (
-    err instanceof Error &&
-    /Error connecting to database|Server error \(HTTP status 5|fetch failed/i.test(err.message)
-  );
+function toAppError(err: unknown, requestId: string): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof ConfigError) {
+    logError({ requestId, code: "config_invalid", issues: err.issues });
+    return new AppError("config_invalid", err.message);
+  }
+  const database = describeDatabaseError(err);
+  if (database?.unavailable) {
+    logError({ requestId, code: "database_unavailable", ...database });
+    return databaseUnavailable();
+  }
+  logError({ requestId, code: "internal", ...(database ?? describeOther(err)) });
+  return new AppError("internal", "Internal error");
 }
 
-function logUnknown(err: unknown, requestId: string): void {
-  const e = err instanceof Error ? err : new Error(String(err));
-  // drizzle wraps driver errors ("Failed query: ..."); the cause says what the database answered.
-  const cause =
-    e.cause instanceof Error ? e.cause.message : e.cause === undefined ? undefined : String(e.cause);
-  console.error(
-    JSON.stringify({
-      level: "error",
-      msg: "unhandled",
-      requestId,
-      name: e.name,
-      error: e.message,
-      cause,
-      stack: e.stack,
-    }),
-  );
+export const databaseUnavailable = () =>
+  new AppError("database_unavailable", "The database is not answering; try again shortly.", {
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    retryable: true,
+  });
+
+/**
+ * One line of JSON per failure: request id, error code, and for database errors the SQLSTATE and the
+ * statement's leading words. Never the query's parameters, a request body or an error message that could
+ * quote them.
+ */
+function logError(fields: Record<string, unknown>): void {
+  console.error(JSON.stringify({ level: "error", msg: "request_failed", ...fields }));
+}
+
+/** Non-database errors: the error's type and the first frame of its stack, which hold no user data. */
+function describeOther(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { error: typeof err };
+  const frame = err.stack
+    ?.split("\n")
+    .find((line) => line.trim().startsWith("at "))
+    ?.trim();
+  return { error: err.name, ...(frame ? { at: frame } : {}) };
 }

@@ -10,6 +10,7 @@ import {
 import { applyMigrations, createFreshDatabase, dropDatabase } from "../../../scripts/lib/migrate";
 import { startNeonLocal } from "../../../scripts/lib/neon-local";
 import { startFakeLlm } from "./fake-llm/server";
+import { startFaultProxy } from "./fault-proxy";
 import { startJwksServer } from "./jwks-server";
 
 declare module "vitest" {
@@ -21,6 +22,8 @@ declare module "vitest" {
     fakeLlmUrl: string;
     /** Base URL of a JWKS endpoint the auth tests publish their keys to (PUT/GET /jwks/<name>). */
     jwksServerUrl: string;
+    /** The `faults` project only: control URL of the TCP proxy between the worker and the database endpoint. */
+    faultProxyUrl: string;
   }
 }
 
@@ -34,8 +37,12 @@ export default async function setup(project: TestProject) {
     maxConnections: embedded ? EMBEDDED_MAX_CLIENT_CONNECTIONS : undefined,
   });
 
+  // The fault tests reach the database through a proxy they can stop and pause.
+  const faultProxy = project.name === "faults" ? await startFaultProxy(new URL(neonLocal.url)) : null;
+
   project.provide("databaseUrl", databaseUrl);
-  project.provide("neonLocalEndpoint", neonLocal.url);
+  project.provide("neonLocalEndpoint", faultProxy?.url ?? neonLocal.url);
+  project.provide("faultProxyUrl", faultProxy?.controlUrl ?? "");
   project.provide("databaseBackend", adminUrl ? "postgres" : "pglite");
   const fakeLlm = await startFakeLlm();
   project.provide("fakeLlmUrl", fakeLlm.url);
@@ -45,6 +52,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await fakeLlm.close();
     await jwks.close();
+    await faultProxy?.close();
     await neonLocal.close();
     if (adminUrl) await dropDatabase(adminUrl, databaseUrl);
     await embedded?.close();
