@@ -1,5 +1,6 @@
 /** Opaque keyset cursors for search pages: base64url of the last row's sort key. */
 import { AppError } from "../domain/errors";
+import { isStorableInstant } from "../domain/instants";
 
 export interface SearchCursor {
   /** ts_rank_cd of the last row when the search has a query; absent when ordered by time only. */
@@ -26,10 +27,13 @@ export function decodeCursor(text: string, ranked: boolean): SearchCursor {
   }
   const { r, t, i } = (parsed ?? {}) as { r?: unknown; t?: unknown; i?: unknown };
   const occurredAt = typeof t === "string" ? new Date(t) : new Date(Number.NaN);
-  if (Number.isNaN(occurredAt.getTime()) || typeof i !== "string" || !UUID.test(i)) throw invalid();
-  if (ranked !== (typeof r === "number" && Number.isFinite(r))) throw invalid();
+  if (!isStorableInstant(occurredAt) || typeof i !== "string" || !UUID.test(i)) throw invalid();
+  if (ranked !== isRank(r)) throw invalid();
   return ranked ? { rank: r as number, occurredAt, id: i } : { occurredAt, id: i };
 }
+
+/** A value ts_rank_cd can produce and Postgres' `real` can hold (no overflow, no underflow). */
+const isRank = (r: unknown): r is number => typeof r === "number" && (r === 0 || (r >= 1e-30 && r <= 1e30));
 
 export const isUuid = (value: string): boolean => UUID.test(value);
 

@@ -4,6 +4,7 @@
  * 1. One read of the existing rows (id, content hash, shared_with) for the batch's keys. If every item's
  *    content hash matches, nothing is written: the answer is all "unchanged".
  * 2. Otherwise one db.batch (one transaction) that
+ *    - records that every subject who may see a written item has new material (memories.material_changed_at);
  *    - inserts or updates the new and changed items (the update is guarded by the hash, so a concurrent
  *      identical write stays a no-op);
  *    - replaces the links of every item written in this transaction (explicit links and @-mentions,
@@ -18,6 +19,7 @@ import { type ItemInput, repeatedKeys, type UpsertOutcome } from "../domain/item
 import type { Db } from "./client";
 import { canonicalJson, sha256Hex } from "./content-hash";
 import { type LinkSpec, linkSpecs } from "./item-links";
+import { materialChangedStatement } from "./memory-events";
 import { items } from "./schema";
 
 type NewItemRow = typeof items.$inferInsert & { contentHash: string };
@@ -55,6 +57,13 @@ export async function upsertItems(
   const toWrite = prepared.filter(
     (p) => existing.get(keyOf(p.row.source, p.row.externalId))?.contentHash !== p.row.contentHash,
   );
+  // Every subject who could see a written item before or can see it now has new material; the notices
+  // commit with the items, so a failed request leaves neither and a retry cannot lose them.
+  const affected = new Set<string>([ownerId]);
+  for (const p of toWrite) {
+    const before = existing.get(keyOf(p.row.source, p.row.externalId));
+    for (const subject of [...(before?.sharedWith ?? []), ...(p.row.sharedWith ?? [])]) affected.add(subject);
+  }
   const written = new Map<string, { id: string; inserted: boolean }>();
   if (toWrite.length > 0) {
     const [upserted] = await db.batch([
@@ -62,27 +71,25 @@ export async function upsertItems(
       deleteLinksStatement(db, ownerId, toWrite),
       insertLinksStatement(db, ownerId, toWrite),
       resolvePendingStatement(db, ownerId, toWrite),
+      db.execute(materialChangedStatement([...affected], "now")),
     ]);
     for (const row of upserted) {
       written.set(keyOf(row.source, row.externalId), { id: row.id, inserted: row.inserted });
     }
   }
 
-  const affected = new Set<string>([ownerId]);
   const outcomes = prepared.map(({ row }): UpsertOutcome => {
     const key = keyOf(row.source, row.externalId);
     const before = existing.get(key);
     const write = written.get(key);
     const base = { source: row.source, externalId: row.externalId };
     if (write) {
-      for (const subject of [...(before?.sharedWith ?? []), ...(row.sharedWith ?? [])]) affected.add(subject);
       return { ...base, id: write.id, status: write.inserted ? "created" : "updated" };
     }
     if (!before) throw new Error(`item ${key} was neither found nor written`);
     return { ...base, id: before.id, status: "unchanged" };
   });
-  const anyWritten = outcomes.some((o) => o.status !== "unchanged");
-  return { outcomes, affectedSubjects: anyWritten ? [...affected] : [] };
+  return { outcomes, affectedSubjects: toWrite.length > 0 ? [...affected] : [] };
 }
 
 function assertNoDuplicates(inputs: ItemInput[]): void {

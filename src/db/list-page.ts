@@ -1,6 +1,7 @@
 /** Keyset paging for the memory history lists (runs, versions): newest first by (time, id), opaque cursors. */
 import { and, eq, lt, or } from "drizzle-orm";
 import { AppError } from "../domain/errors";
+import { isStorableInstant } from "../domain/instants";
 import type { Page } from "../memory/memory-store";
 import { fromBase64Url, isUuid, toBase64Url } from "./cursor";
 import type { memoryRuns, memoryVersions } from "./schema";
@@ -27,7 +28,7 @@ export function decodeListCursor(text: string): { at: Date; id: string } {
   try {
     const [t, id] = JSON.parse(fromBase64Url(text)) as unknown[];
     const at = new Date(String(t));
-    if (typeof id === "string" && isUuid(id) && !Number.isNaN(at.getTime())) return { at, id };
+    if (typeof id === "string" && isUuid(id) && isStorableInstant(at)) return { at, id };
   } catch {
     // fall through
   }

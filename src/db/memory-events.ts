@@ -2,10 +2,9 @@ import { sql } from "drizzle-orm";
 import type { Clock } from "../domain/clock";
 import type { MemoryEvents } from "../domain/memory-events";
 import type { Db } from "./client";
-import { memories } from "./schema";
 
 /**
- * At most this many subjects' MemoryAgents are notified per ingest call; past that, material_changed_at
+ * At most this many subjects' MemoryAgents are notified per change; past that, material_changed_at
  * (always written) lets the daily sweep pick the rest up.
  */
 export const MAX_NOTIFIED_SUBJECTS = 50;
@@ -19,19 +18,28 @@ export function createMemoryEvents(
   clock: Clock,
   notify: (subjectIds: string[]) => Promise<void> = async () => {},
 ): MemoryEvents {
+  const notifyAgents = async (subjectIds: string[]) => {
+    const unique = [...new Set(subjectIds)];
+    if (unique.length > 0) await notify(unique.slice(0, MAX_NOTIFIED_SUBJECTS));
+  };
   return {
     async materialChanged(subjectIds) {
-      const unique = [...new Set(subjectIds)];
-      if (unique.length === 0) return;
-      const now = clock.now();
-      await db
-        .insert(memories)
-        .values(unique.map((subjectId) => ({ subjectId, materialChangedAt: now })))
-        .onConflictDoUpdate({
-          target: memories.subjectId,
-          set: { materialChangedAt: sql`excluded.material_changed_at` },
-        });
-      await notify(unique.slice(0, MAX_NOTIFIED_SUBJECTS));
+      if (subjectIds.length === 0) return;
+      await db.execute(materialChangedStatement(subjectIds, clock.now()));
+      await notifyAgents(subjectIds);
     },
+    notifyAgents,
   };
+}
+
+/**
+ * Marks `subjectIds` as having new material at `at`: one statement with one array parameter, whatever
+ * the number of subjects (a multi-row VALUES list would hit Postgres' 65,535-parameter limit).
+ */
+export function materialChangedStatement(subjectIds: string[], at: Date | "now") {
+  const time = at === "now" ? sql`now()` : sql`${at.toISOString()}::timestamptz`;
+  return sql`
+    insert into memories (subject_id, material_changed_at)
+    select s, ${time} from unnest(${sql.param([...new Set(subjectIds)])}::text[]) as s
+    on conflict (subject_id) do update set material_changed_at = excluded.material_changed_at`;
 }

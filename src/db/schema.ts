@@ -40,10 +40,14 @@ export const items = pgTable(
     sharedWith: text("shared_with").array().notNull().default(sql`'{}'::text[]`),
     /** sha-256 of the item's canonical content: re-ingesting identical content is "unchanged". */
     contentHash: text("content_hash").notNull(),
+    /**
+     * Full-text index of title, author and the body's first 200,000 characters: a tsvector holds at most
+     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning.
+     */
     search: tsvector("search")
       .notNull()
       .generatedAlwaysAs(
-        sql`setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A') || setweight(to_tsvector('english'::regconfig, coalesce(author, '')), 'B') || setweight(to_tsvector('english'::regconfig, body), 'C')`,
+        sql`setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A') || setweight(to_tsvector('english'::regconfig, coalesce(author, '')), 'B') || setweight(to_tsvector('english'::regconfig, left(body, 200000)), 'C')`,
       ),
   },
   (t) => [

@@ -12,6 +12,7 @@ import type { JWTPayload } from "hono/utils/jwt/types";
 import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
 import type { AppEnv, Caller, Scope } from "./context";
+import { textProblem } from "./safe-text";
 
 export const SCOPES: readonly Scope[] = ["memory:read", "items:write", "admin"];
 const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
@@ -124,7 +125,12 @@ async function jwksKeys(url: string, kid: string | undefined): Promise<HonoJsonW
 
 function callerFrom(c: Context<AppEnv>, payload: JWTPayload): Caller {
   const sub = payload.sub;
-  if (typeof sub !== "string" || sub.trim() === "" || sub.length > MAX_SUBJECT_LENGTH) {
+  if (
+    typeof sub !== "string" ||
+    sub.trim() === "" ||
+    sub.length > MAX_SUBJECT_LENGTH ||
+    textProblem(sub) !== null
+  ) {
     throw unauthorized(c, "Token has no usable subject");
   }
   if (typeof payload.exp !== "number") throw unauthorized(c, "Token has no expiry");

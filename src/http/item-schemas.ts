@@ -1,6 +1,7 @@
 /** Request validation for the /items routes (zod), and its translation into the error model. */
 import { z } from "zod";
 import { AppError } from "../domain/errors";
+import { isStorableInstant, STORABLE_RANGE } from "../domain/instants";
 import {
   ITEM_KINDS,
   type ItemInput,
@@ -9,23 +10,41 @@ import {
   repeatedKeys,
   type SearchQuery,
 } from "../domain/items";
+import { type JsonBounds, jsonProblem, textProblem } from "./safe-text";
 
 export const MAX_ITEMS_PER_REQUEST = 500;
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Distinct users one request may share with: every one of them gets a refresh trigger. */
+export const MAX_SHARE_TARGETS_PER_REQUEST = 1000;
+export const METADATA_BOUNDS: JsonBounds = { maxDepth: 32, maxNodes: 10_000, maxStringLength: 100_000 };
+const MAX_METADATA_CHARS = 256 * 1024;
 
-/** Postgres text cannot hold NUL characters. */
-const noNul = (v: string) => !v.includes("\u0000");
-const NUL_MESSAGE = "must not contain NUL characters";
-const text = (max: number) =>
-  z.string().trim().min(1, "must not be empty").max(max).refine(noNul, NUL_MESSAGE);
+/** Text Postgres can hold: no NUL, no lone surrogates. */
+const safeString = () =>
+  z.string().superRefine((value, ctx) => {
+    const problem = textProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+const text = (max: number) => safeString().trim().min(1, "must not be empty").max(max);
 const optionalText = (max: number) =>
-  z
-    .string()
+  safeString()
     .max(max)
-    .refine(noNul, NUL_MESSAGE)
     .nullish()
     .transform((v) => (v == null || v.trim() === "" ? undefined : v));
 const isoDateTime = z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone" });
+const storableInstant = (input: z.ZodType<string>) =>
+  input
+    .transform((v) => new Date(v))
+    .refine(isStorableInstant, `must be ${STORABLE_RANGE}`);
+
+const metadataSchema = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  const problem = jsonProblem(value, METADATA_BOUNDS);
+  if (problem) {
+    ctx.addIssue({ code: "custom", message: problem.message, path: problem.path.split(".") });
+  } else if (JSON.stringify(value).length > MAX_METADATA_CHARS) {
+    ctx.addIssue({ code: "custom", message: `must be at most ${MAX_METADATA_CHARS} characters as JSON` });
+  }
+});
 
 const linkSchema = z.strictObject({
   source: text(100).optional(),
@@ -41,19 +60,16 @@ export const itemInputSchema = z.strictObject({
   externalId: text(500),
   kind: z.enum(ITEM_KINDS, { error: `must be one of ${ITEM_KINDS.join(", ")}` }),
   title: optionalText(1000),
-  body: z.string().max(MAX_BODY_BYTES).refine(noNul, NUL_MESSAGE),
+  body: safeString().max(MAX_BODY_BYTES),
   author: optionalText(500),
   participants: z.array(text(500)).max(500).optional(),
-  occurredAt: isoDateTime.transform((v) => new Date(v)),
-  url: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-    .max(2000)
+  occurredAt: storableInstant(isoDateTime),
+  url: safeString()
+    .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))
+    .pipe(z.string().max(2000))
     .nullish()
     .transform((v) => v ?? undefined),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .refine((m) => !JSON.stringify(m).includes("\\u0000"), NUL_MESSAGE)
-    .optional(),
+  metadata: metadataSchema.optional(),
   sharedWith: z.array(text(255)).max(100).optional(),
   links: z.array(linkSchema).max(200).optional(),
 });
@@ -82,7 +98,7 @@ export function parseIngestBody(body: unknown): ItemInput[] {
       }
     }
   });
-  problems.push(...repeatedKeys(parsed));
+  problems.push(...repeatedKeys(parsed), ...tooManyShareTargets(parsed));
   problems.sort((a, b) => a.index - b.index);
   if (problems.length > 0) {
     throw new AppError(
@@ -96,22 +112,35 @@ export function parseIngestBody(body: unknown): ItemInput[] {
   return parsed.map(({ index: _index, ...item }) => item);
 }
 
+/** The first item past which the request shares with more than MAX_SHARE_TARGETS_PER_REQUEST users. */
+function tooManyShareTargets(items: (ItemInput & { index: number })[]): ItemProblem[] {
+  const targets = new Set<string>();
+  for (const { index, sharedWith } of items) {
+    for (const target of sharedWith ?? []) targets.add(target);
+    if (targets.size > MAX_SHARE_TARGETS_PER_REQUEST) {
+      const message = `the request shares with more than ${MAX_SHARE_TARGETS_PER_REQUEST} distinct users; send it in smaller requests`;
+      return [{ index, path: "sharedWith", message }];
+    }
+  }
+  return [];
+}
+
 const listParam = (values: string[]) =>
   values
     .flatMap((v) => v.split(","))
     .map((v) => v.trim())
     .filter((v) => v !== "");
 
-const dateParam = z.union([isoDateTime, z.iso.date()]).transform((v) => new Date(v));
+const dateParam = storableInstant(z.union([isoDateTime, z.iso.date()]));
 
 const searchSchema = z.object({
-  q: z.string().max(500, "must be at most 500 characters").optional(),
+  q: safeString().max(500, "must be at most 500 characters").optional(),
   kinds: z.array(z.enum(ITEM_KINDS, { error: `must be one of ${ITEM_KINDS.join(", ")}` })).max(20),
   since: dateParam.optional(),
   until: dateParam.optional(),
-  people: z.array(z.string().max(200)).max(20),
+  people: z.array(safeString().max(200)).max(20),
   limit: z.coerce.number().int("must be an integer").min(1).max(100).default(20),
-  cursor: z.string().max(500).optional(),
+  cursor: safeString().max(500).optional(),
 });
 
 /** Parses GET /items query parameters (kind and people may repeat or be comma-separated); 400 if bad. */

@@ -15,7 +15,7 @@ export const itemsRoutes = new Hono<AppEnv>()
     const inputs = parseIngestBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
     const { items, memoryEvents } = c.get("services");
     const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").userId, inputs);
-    await memoryEvents.materialChanged(affectedSubjects);
+    await memoryEvents.notifyAgents(affectedSubjects);
     return c.json({ items: outcomes });
   })
 
