@@ -318,12 +318,13 @@ describe("readJsonBody", () => {
     const declared = new Request("http://local/items", {
       method: "POST",
       body: "{}",
-      headers: { "content-length": "999999" },
+      headers: { "content-length": "999999", "content-type": "application/json" },
     });
     await expect(readJsonBody(declared, 100)).rejects.toMatchObject({ code: "payload_too_large" });
     const latin1 = new Request("http://local/items", {
       method: "POST",
       body: new Uint8Array([0x7b, 0xff, 0x7d]),
+      headers: { "content-type": "application/json" },
     });
     await expect(readJsonBody(latin1, 100)).rejects.toMatchObject({ code: "bad_request" });
   });

@@ -5,6 +5,8 @@ export type ErrorCode =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "method_not_allowed"
+  | "unsupported_media_type"
   | "payload_too_large"
   | "rate_limited"
   | "generation_unavailable"

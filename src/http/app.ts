@@ -3,6 +3,7 @@ import { buildServices } from "../composition";
 import { AppError } from "../domain/errors";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
+import { allowedMethods } from "./method-not-allowed";
 import { health } from "./routes/health";
 import { itemsRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
@@ -12,11 +13,15 @@ export function createApp() {
   const app = new Hono<AppEnv>();
 
   app.use(async (c, next) => {
-    const requestId = c.req.header("cf-ray") ?? crypto.randomUUID();
+    // Our own id, always: a client-sent cf-ray is just a header outside Cloudflare's edge.
+    const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     c.header("X-Request-Id", requestId);
     c.set("services", buildServices(c.env, c.executionCtx));
     await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    // Everything here is per caller; only GET /memory sets its own (revalidated) policy.
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "private, no-store");
   });
 
   app.route("/health", health);
@@ -24,8 +29,14 @@ export function createApp() {
   app.route("/memory", memoryRoutes);
   app.route("/me", meRoutes);
 
-  app.notFound(() => {
-    throw new AppError("not_found", "No such route");
+  app.notFound((c) => {
+    const allowed = allowedMethods(app.routes, c.req.path);
+    if (allowed.length === 0) throw new AppError("not_found", "No such route");
+    c.header("Allow", allowed.join(", "));
+    throw new AppError(
+      "method_not_allowed",
+      `${c.req.method} is not allowed here; use ${allowed.join(", ")}`,
+    );
   });
   app.onError(errorResponse);
   return app;

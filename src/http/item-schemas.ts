@@ -33,9 +33,7 @@ const optionalText = (max: number) =>
     .transform((v) => (v == null || v.trim() === "" ? undefined : v));
 const isoDateTime = z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time with a time zone" });
 const storableInstant = (input: z.ZodType<string>) =>
-  input
-    .transform((v) => new Date(v))
-    .refine(isStorableInstant, `must be ${STORABLE_RANGE}`);
+  input.transform((v) => new Date(v)).refine(isStorableInstant, `must be ${STORABLE_RANGE}`);
 
 const metadataSchema = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
   const problem = jsonProblem(value, METADATA_BOUNDS);

@@ -1,7 +1,17 @@
 /** Reads a JSON request body with a size limit: Content-Length is checked first, then the bytes actually read. */
 import { AppError } from "../domain/errors";
 
+/** application/json, or any `+json` type (e.g. application/merge-patch+json). */
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const contentType = request.headers.get("content-type");
+  if (contentType !== null && !JSON_MEDIA_TYPE.test(contentType)) {
+    throw new AppError(
+      "unsupported_media_type",
+      "The request body must be JSON (Content-Type: application/json)",
+    );
+  }
   const tooLarge = () =>
     new AppError("payload_too_large", `The request body is larger than ${maxBytes} bytes`);
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
@@ -16,7 +26,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
+      await drain(reader);
       throw tooLarge();
     }
     chunks.push(value);
@@ -31,5 +41,26 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     return JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch {
     throw new AppError("bad_request", "The request body is not valid JSON");
+  }
+}
+
+/**
+ * A refused body is read to its end rather than cancelled: cancelling mid-upload left `wrangler dev`'s
+ * proxy stuck on the half-sent request, stalling every later request for 45 s and more. Past this many
+ * bytes (Cloudflare's own request-size limit) the stream is cancelled after all.
+ */
+const MAX_DRAIN_BYTES = 100 * 1024 * 1024;
+
+/** Reads and discards what is left of a refused body (bounded), so the connection can serve the next request. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let left = MAX_DRAIN_BYTES;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    left -= value.byteLength;
+    if (left < 0) {
+      await reader.cancel();
+      return;
+    }
   }
 }

@@ -35,7 +35,8 @@ export function jsonProblem(root: unknown, bounds: JsonBounds): { path: string; 
       const problem = textProblem(value);
       if (problem) return { path, message: problem };
     } else if (typeof value === "object" && value !== null) {
-      if (depth >= bounds.maxDepth) return { path, message: `must be nested at most ${bounds.maxDepth} deep` };
+      if (depth >= bounds.maxDepth)
+        return { path, message: `must be nested at most ${bounds.maxDepth} deep` };
       const entries: [string, unknown][] = Array.isArray(value)
         ? value.map((v, i) => [String(i), v])
         : Object.entries(value);

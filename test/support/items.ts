@@ -39,15 +39,21 @@ export async function call(
   userId: string,
   method: string,
   path: string,
-  options: { body?: unknown; scopes?: readonly string[]; headers?: Record<string, string> } = {},
+  options: {
+    body?: unknown;
+    /** A streamed body (sent as is, without a Content-Length). */
+    stream?: ReadableStream<Uint8Array>;
+    scopes?: readonly string[];
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = {
     ...(await bearer(userId, options.scopes ?? READ_WRITE)),
     ...options.headers,
   };
-  let body: string | undefined;
+  let body: string | ReadableStream<Uint8Array> | undefined = options.stream;
   if (options.body !== undefined) {
-    headers["content-type"] = "application/json";
+    headers["content-type"] ??= "application/json";
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
   return exports.default.fetch(`http://local${path}`, { method, headers, body });
