@@ -53,6 +53,7 @@ export default defineConfig({
           environment: "node",
           include: ["test/node/**/*.test.ts"],
           testTimeout: 60_000,
+          hookTimeout: 30_000,
         },
       },
     ],

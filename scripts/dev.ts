@@ -13,6 +13,8 @@ import { signDevToken } from "./lib/token";
 import { formatSummaries, loadDemo } from "./load-demo";
 
 const port = Number(process.env.PORT ?? 8787);
+/** Where the embedded database and the Durable Objects' state live (git-ignored). */
+const dataDir = process.env.DATA_DIR ?? `${ROOT}.data`;
 const flags = new Set(process.argv.slice(2));
 const closers: (() => Promise<void>)[] = [];
 
@@ -27,9 +29,9 @@ async function main() {
   const stack = await startStack({
     port,
     databaseUrl: process.env.DATABASE_URL ?? readDevVars().DATABASE_URL,
-    dataDir: `${ROOT}.data/pglite`,
+    dataDir: `${dataDir}/pglite`,
     // Durable Object state lives beside the database, so wiping .data/ resets both together.
-    persistTo: `${ROOT}.data/wrangler`,
+    persistTo: `${dataDir}/wrangler`,
     useDevVars: true,
     vars,
     log: (line) => console.log(`[dev] ${line}`),

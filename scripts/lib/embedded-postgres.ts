@@ -2,6 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { lockDataDir } from "./data-dir-lock";
 
 /**
  * PGlite is one backend multiplexed over every socket connection: extended-protocol messages of two
@@ -21,7 +22,13 @@ export async function startEmbeddedPostgres(
   options: { dataDir?: string; port?: number } = {},
 ): Promise<EmbeddedPostgres> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {});
+  const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
+  const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}).catch(
+    (err: unknown) => {
+      lock?.release();
+      throw err;
+    },
+  );
   const server = new PGLiteSocketServer({
     db,
     host: "127.0.0.1",
@@ -36,6 +43,7 @@ export async function startEmbeddedPostgres(
     close: async () => {
       await server.stop();
       await db.close();
+      lock?.release();
     },
   };
 }
