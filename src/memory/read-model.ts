@@ -110,6 +110,15 @@ export function servedBody(
   return { ...head, statements, citations: version.citations };
 }
 
+/**
+ * The 200 body for a subject who can see no item at all: there is nothing to remember, so no run is asked
+ * for (it would spend tokens on a draft the checks must reject). Ingesting anything changes that.
+ */
+export function emptyBody(format: MemoryFormat): Record<string, unknown> {
+  const head = { version: null, generatedAt: null, stale: false, empty: true };
+  return format === "markdown" ? { memory: "", ...head, citations: [] } : { ...head, statements: [], citations: [] };
+}
+
 /** Delays between polls of ?wait: quick at first (a short run), then once a second. */
 export function waitPollDelays(totalMs: number): number[] {
   const delays: number[] = [];

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { AppError, notFound } from "../../domain/errors";
 import {
   decideRead,
+  emptyBody,
   matchesIfNoneMatch,
   parseFormat,
   parseWait,
@@ -26,8 +27,9 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const { memoryStore, memoryAgents, config, clock, defer } = c.get("services");
+    const { memoryStore, memoryAgents, items, config, clock, defer } = c.get("services");
     const subjectId = c.get("caller").userId;
+    const canSeeAnyItem = async () => (await items.search(subjectId, { limit: 1 })).items.length > 0;
     const read = async (): Promise<ReadDecision> =>
       decideRead(await memoryStore.current(subjectId), {
         now: clock.now(),
@@ -35,6 +37,10 @@ export const memoryRoutes = new Hono<AppEnv>()
       });
 
     let decision = await read();
+    if (decision.kind === "generating" && !(await canSeeAnyItem())) {
+      c.header("Cache-Control", "private, no-cache");
+      return c.json(emptyBody(format));
+    }
     if (decision.poke) {
       const memoryMissing = decision.kind !== "ready";
       await defer(memoryAgents.requestRefresh(subjectId, "read", { memoryMissing }));
