@@ -2,6 +2,7 @@
 import { createGenerator } from "./agent/generator";
 import { type Config, configFor } from "./config/config";
 import { createDb, type Db } from "./db/client";
+import { errorLogFields } from "./db/database-errors";
 import { createItemStore } from "./db/item-store";
 import { createMemoryEvents } from "./db/memory-events";
 import { createMemoryStore } from "./db/memory-store";
@@ -35,7 +36,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   const memoryAgents = createMemoryAgents(env.MEMORY_AGENT);
   const defer = async (work: Promise<unknown>) => {
     const logged = work.catch((error: unknown) =>
-      console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", error: String(error) })),
+      console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorLogFields(error) })),
     );
     if (ctx) ctx.waitUntil(logged);
     else await logged;

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { buildServices, type GeneratorSource, resolveGenerator, type Services } from "../composition";
+import { errorLogFields } from "../db/database-errors";
 import { type Clock, systemClock } from "../domain/clock";
 import { emptyStats, type GenerationResult, type PreviousMemory } from "../domain/generation";
 import { RUN_TRIGGERS } from "../domain/memory";
@@ -213,7 +214,7 @@ export class MemoryAgent extends DurableObject<Env> {
         kind: "failed",
         error: {
           code: "database_unavailable",
-          message: error instanceof Error ? error.message : String(error),
+          message: "The run's outcome could not be recorded: the database did not answer.",
         },
         retryable: true,
       });
@@ -325,6 +326,5 @@ function assertSubject(subjectId: unknown): asserts subjectId is string {
 }
 
 function log(level: "warn" | "error", msg: string, subjectId: string, error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
-  console[level](JSON.stringify({ level, msg, subjectId, error: message }));
+  console[level](JSON.stringify({ level, msg, subjectId, ...errorLogFields(error) }));
 }

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../config/config";
-import { describeDatabaseError } from "../db/database-errors";
+import { describeDatabaseError, errorLogFields } from "../db/database-errors";
 import { AppError, type ErrorCode } from "../domain/errors";
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -48,7 +48,7 @@ function toAppError(err: unknown, requestId: string): AppError {
     logError({ requestId, code: "database_unavailable", ...database });
     return databaseUnavailable();
   }
-  logError({ requestId, code: "internal", ...(database ?? describeOther(err)) });
+  logError({ requestId, code: "internal", ...errorLogFields(err) });
   return new AppError("internal", "Internal error");
 }
 
@@ -65,14 +65,4 @@ export const databaseUnavailable = () =>
  */
 function logError(fields: Record<string, unknown>): void {
   console.error(JSON.stringify({ level: "error", msg: "request_failed", ...fields }));
-}
-
-/** Non-database errors: the error's type and the first frame of its stack, which hold no user data. */
-function describeOther(err: unknown): Record<string, unknown> {
-  if (!(err instanceof Error)) return { error: typeof err };
-  const frame = err.stack
-    ?.split("\n")
-    .find((line) => line.trim().startsWith("at "))
-    ?.trim();
-  return { error: err.name, ...(frame ? { at: frame } : {}) };
 }

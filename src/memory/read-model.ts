@@ -116,7 +116,9 @@ export function servedBody(
  */
 export function emptyBody(format: MemoryFormat): Record<string, unknown> {
   const head = { version: null, generatedAt: null, stale: false, empty: true };
-  return format === "markdown" ? { memory: "", ...head, citations: [] } : { ...head, statements: [], citations: [] };
+  return format === "markdown"
+    ? { memory: "", ...head, citations: [] }
+    : { ...head, statements: [], citations: [] };
 }
 
 /** Delays between polls of ?wait: quick at first (a short run), then once a second. */

@@ -4,7 +4,7 @@
  * `database_unavailable` with Retry-After within a bound, and recovers as soon as the database is back.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { newUserId } from "../support/auth";
 import { call, ingest, item, json, warmUpWorker } from "../support/items";
 
@@ -90,5 +90,32 @@ describe("recovery", () => {
     expect(
       (await call(user, "POST", "/items", { body: { items: [item({ externalId: "after" })] } })).status,
     ).toBe(200);
+  });
+});
+
+describe("logs", () => {
+  it("log a refused request as one line of JSON with its id and code, never the request's content", async () => {
+    const user = newUserId();
+    const secret = `secret-body-${crypto.randomUUID()}`;
+    const lines: string[] = [];
+    const spy = vi
+      .spyOn(console, "error")
+      .mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      await setDatabase("down");
+      const res = await call(user, "POST", "/items", {
+        body: { items: [item({ externalId: "private", body: secret, title: secret })] },
+      });
+      expect(res.status).toBe(503);
+      const requestId = res.headers.get("x-request-id");
+      const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(logged).toContainEqual(
+        expect.objectContaining({ level: "error", requestId, code: "database_unavailable" }),
+      );
+      expect(lines.join("\n")).not.toContain(secret);
+      expect(lines.join("\n")).not.toContain("params");
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
