@@ -8,6 +8,8 @@ export default defineConfig({
   plugins: [
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
+      // The production worker, with the MemoryAgent built from test collaborators (constructor injection).
+      main: "./test/support/worker-under-test.ts",
       miniflare: {
         bindings: {
           DATABASE_URL: inject("databaseUrl"),

@@ -1,8 +1,9 @@
 /** Keyset paging for the memory history lists (runs, versions): newest first by (time, id), opaque cursors. */
 import { and, eq, lt, or } from "drizzle-orm";
 import { AppError } from "../domain/errors";
-import type { Page } from "../memory/memory-store";
-import { fromBase64Url, isUuid, toBase64Url } from "./cursor";
+import { isUuid } from "../domain/memory";
+import type { Page } from "../memory/memory-reader";
+import { fromBase64Url, toBase64Url } from "./base64url";
 import type { memoryRuns, memoryVersions } from "./schema";
 
 export function keysetBefore(

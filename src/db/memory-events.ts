@@ -1,26 +1,20 @@
 import { sql } from "drizzle-orm";
 import type { Clock } from "../domain/clock";
-import type { MemoryEvents } from "../domain/memory-events";
 import type { Db } from "./client";
 import { memories } from "./schema";
 
-/**
- * At most this many subjects' MemoryAgents are notified per ingest call; past that, material_changed_at
- * (always written) lets the daily sweep pick the rest up.
- */
-export const MAX_NOTIFIED_SUBJECTS = 50;
+export interface MaterialChangeRecorder {
+  /** Stamps material_changed_at = now on these subjects' memories rows (creating the rows if needed). */
+  record(subjectIds: string[]): Promise<void>;
+}
 
 /**
- * Records, per subject, when material last changed (the sweep uses it to skip subjects with nothing new),
- * then tells the subjects' MemoryAgents (`notify`), which debounce: no run per ingest call.
+ * Records, per subject, when material last changed: the sweep and the agent's unchanged shortcut use it.
+ * Telling the agents is the composition root's job (composition.ts), not this adapter's.
  */
-export function createMemoryEvents(
-  db: Db,
-  clock: Clock,
-  notify: (subjectIds: string[]) => Promise<void> = async () => {},
-): MemoryEvents {
+export function createMaterialChangeRecorder(db: Db, clock: Clock): MaterialChangeRecorder {
   return {
-    async materialChanged(subjectIds) {
+    async record(subjectIds) {
       const unique = [...new Set(subjectIds)];
       if (unique.length === 0) return;
       const now = clock.now();
@@ -31,7 +25,6 @@ export function createMemoryEvents(
           target: memories.subjectId,
           set: { materialChangedAt: sql`excluded.material_changed_at` },
         });
-      await notify(unique.slice(0, MAX_NOTIFIED_SUBJECTS));
     },
   };
 }

@@ -1,5 +1,10 @@
-/** What the workspace store tells the memory side when material changes. Implemented in db/ + do/. */
+/** What the workspace side tells the memory side when material changes. Wired in the composition root. */
+export type MaterialChangeCause = "ingest" | "delete";
+
 export interface MemoryEvents {
-  /** Items these subjects may see were created, updated or deleted. */
-  materialChanged(subjectIds: string[]): Promise<void>;
+  /**
+   * Items these subjects may see were created, updated or deleted: recorded for every one of them; the
+   * agents of `notify` (by default all of them) are asked for a refresh, once each, for `cause`.
+   */
+  materialChanged(subjectIds: string[], cause: MaterialChangeCause, notify?: string[]): Promise<void>;
 }

@@ -11,6 +11,7 @@ import type { HonoJsonWebKey } from "hono/utils/jwt/jws";
 import type { JWTPayload } from "hono/utils/jwt/types";
 import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
+import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
 import type { AppEnv, Caller, Scope } from "./context";
 
 export const SCOPES: readonly Scope[] = ["memory:read", "items:write", "admin"];
@@ -18,7 +19,6 @@ const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
 const JWKS_TTL_MS = 10 * 60_000;
 /** An unknown `kid` refetches the key set at most this often (key rotation without a fetch storm). */
 const JWKS_REFETCH_MIN_MS = 30_000;
-const MAX_SUBJECT_LENGTH = 255;
 
 export interface AuthenticateOptions {
   /** Where the auth settings come from; defaults to the request's parsed config. */
@@ -124,7 +124,7 @@ async function jwksKeys(url: string, kid: string | undefined): Promise<HonoJsonW
 
 function callerFrom(c: Context<AppEnv>, payload: JWTPayload): Caller {
   const sub = payload.sub;
-  if (typeof sub !== "string" || sub.trim() === "" || sub.length > MAX_SUBJECT_LENGTH) {
+  if (typeof sub !== "string" || sub.trim() === "" || sub.length > MAX_SUBJECT_ID_LENGTH) {
     throw unauthorized(c, "Token has no usable subject");
   }
   if (typeof payload.exp !== "number") throw unauthorized(c, "Token has no expiry");

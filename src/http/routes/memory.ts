@@ -1,6 +1,7 @@
 /** The caller's memory: GET /memory (one indexed query, never through the Durable Object), history, refresh. */
 import { Hono } from "hono";
 import { AppError, notFound } from "../../domain/errors";
+import { isUuid } from "../../domain/memory";
 import {
   decideRead,
   matchesIfNoneMatch,
@@ -13,7 +14,6 @@ import {
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
@@ -26,10 +26,10 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const { memoryStore, memoryAgents, config, clock, defer } = c.get("services");
+    const { memoryReader, memoryAgents, config, clock, defer } = c.get("services");
     const subjectId = c.get("caller").userId;
     const read = async (): Promise<ReadDecision> =>
-      decideRead(await memoryStore.current(subjectId), {
+      decideRead(await memoryReader.current(subjectId), {
         now: clock.now(),
         ttlMs: config.memory.ttlMs,
       });
@@ -64,7 +64,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/runs", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryStore.runs(c.get("caller").userId, {
+    const page = await c.get("services").memoryReader.runs(c.get("caller").userId, {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -72,7 +72,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/versions", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryStore.versions(c.get("caller").userId, {
+    const page = await c.get("services").memoryReader.versions(c.get("caller").userId, {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -81,8 +81,8 @@ export const memoryRoutes = new Hono<AppEnv>()
 
   .get("/versions/:id", requireScope("memory:read"), async (c) => {
     const id = c.req.param("id");
-    const version = UUID.test(id)
-      ? await c.get("services").memoryStore.version(c.get("caller").userId, id)
+    const version = isUuid(id)
+      ? await c.get("services").memoryReader.version(c.get("caller").userId, id)
       : null;
     if (!version) throw notFound("Memory version");
     return c.json(version);
