@@ -12,6 +12,8 @@ const workerProject = (name: "workers" | "faults", include: string[], exclude: s
   plugins: [
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
+      // The production worker, with the MemoryAgent built from test collaborators (constructor injection).
+      main: "./test/support/worker-under-test.ts",
       miniflare: {
         bindings: {
           DATABASE_URL: inject("databaseUrl"),

@@ -1,29 +1,59 @@
-/** The composition root: builds every service once per request (or per alarm / cron invocation). */
+/**
+ * The composition root: the only place that builds adapters and wires them to the domain. The worker builds
+ * its services once per request (or cron / queue invocation); a MemoryAgent builds its own once per
+ * instance (buildAgentDeps). Behaviour-changing defaults of the agent live in AGENT_DEFAULTS below.
+ */
 import { createGenerator } from "./agent/generator";
 import { type Config, configFor } from "./config/config";
 import { createDb, type Db } from "./db/client";
 import { errorLogFields } from "./db/database-errors";
 import { createItemStore } from "./db/item-store";
-import { createMemoryEvents } from "./db/memory-events";
-import { createMemoryStore } from "./db/memory-store";
-import { createMemoryAgents } from "./do/memory-agents";
+import { createMaterialChangeRecorder } from "./db/memory-events";
+import { createPgErasureStore } from "./db/pg-erasure-store";
+import { createPgHealthProbe } from "./db/pg-health-probe";
+import { createPgMemoryReader } from "./db/pg-memory-reader";
+import { createPgRunLedger } from "./db/pg-run-ledger";
+import { createPgSweepSource } from "./db/pg-sweep-source";
+import { createSweepCursorStore } from "./db/sweep-cursor";
+import { createMemoryAgentClient } from "./do/memory-agent-client";
 import { type Clock, systemClock } from "./domain/clock";
-import { AppError } from "./domain/errors";
-import type { Generator } from "./domain/generation";
+import type { GeneratorSource } from "./domain/generation";
+import type { HealthProbe } from "./domain/health";
 import type { ItemStore } from "./domain/items";
-import type { MemoryEvents } from "./domain/memory-events";
+import type { MaterialChangeCause, MemoryEvents } from "./domain/memory-events";
 import type { Env } from "./env";
 import { createLlmClient } from "./llm/create-llm-client";
-import type { MemoryAgents } from "./memory/memory-agents";
-import type { MemoryStore } from "./memory/memory-store";
+import type { ErasureStore } from "./memory/erasure-store";
+import type { MemoryAgents } from "./memory/memory-agents-port";
+import type { MemoryReader } from "./memory/memory-reader";
+import type { RunLedger } from "./memory/run-ledger";
+import type { SchedulePolicy } from "./memory/run-schedule";
+import type { SweepQueue } from "./memory/sweep-fanout";
+import type { SweepCursorStore } from "./memory/sweep-plan";
+import type { SweepSource } from "./memory/sweep-source";
+
+/** At most this many subjects' MemoryAgents are poked per change; material_changed_at covers the rest. */
+export const MAX_NOTIFIED_SUBJECTS = 50;
+
+/** The MemoryAgent's defaults that are not settings. */
+export const AGENT_DEFAULTS = {
+  /** Retries never wait longer than this (nor longer than the freshness window). */
+  retryCapMs: 6 * 3600_000,
+  /** The generator is aborted this long before the lease runs out, so its ending is still recorded. */
+  leaseMarginMs: 30_000,
+} as const;
 
 export interface Services {
   config: Config;
-  db: Db;
   clock: Clock;
+  health: HealthProbe;
   memoryEvents: MemoryEvents;
   items: ItemStore;
-  memoryStore: MemoryStore;
+  memoryReader: MemoryReader;
+  erasure: ErasureStore;
+  sweepSource: SweepSource;
+  sweepQueue: SweepQueue;
+  sweepCursor: SweepCursorStore;
   memoryAgents: MemoryAgents;
   /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
   defer(work: Promise<unknown>): Promise<void>;
@@ -33,7 +63,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   const config = configFor(env);
   const db = createDb(config);
   const clock = systemClock;
-  const memoryAgents = createMemoryAgents(env.MEMORY_AGENT);
+  const memoryAgents = createMemoryAgentClient(env.MEMORY_AGENT, clock);
   const defer = async (work: Promise<unknown>) => {
     const logged = work.catch((error: unknown) =>
       console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorLogFields(error) })),
@@ -43,60 +73,125 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   };
   return {
     config,
-    db,
     clock,
-    memoryEvents: createMemoryEvents(db, clock, (subjectIds) =>
-      defer(Promise.allSettled(subjectIds.map((id) => memoryAgents.requestRefresh(id, "ingest")))),
-    ),
+    health: createPgHealthProbe(db),
+    memoryEvents: notifyingMemoryEvents(db, clock, memoryAgents, defer),
     items: createItemStore(db),
-    memoryStore: createMemoryStore(db),
+    memoryReader: createPgMemoryReader(db),
+    erasure: createPgErasureStore(db),
+    sweepSource: createPgSweepSource(db),
+    sweepQueue: sweepQueueOver(env.SWEEP_QUEUE),
+    sweepCursor: createSweepCursorStore(db),
     memoryAgents,
     defer,
   };
 }
 
-export type GeneratorSource =
-  | { kind: "ready"; generator: Generator }
-  | { kind: "unavailable"; code: "llm_not_configured" | "generation_unavailable"; message: string };
+/**
+ * Material changes: recorded in Postgres (the sweep reads material_changed_at), then the subjects' agents
+ * are told why, once each: "ingest" (debounced by the agent) or "delete" (a redacted memory, refreshed soon).
+ */
+function notifyingMemoryEvents(
+  db: Db,
+  clock: Clock,
+  agents: MemoryAgents,
+  defer: Services["defer"],
+): MemoryEvents {
+  const recorder = createMaterialChangeRecorder(db, clock);
+  const notifyAgents = async (subjectIds: string[], cause: MaterialChangeCause) => {
+    const poked = [...new Set(subjectIds)].slice(0, MAX_NOTIFIED_SUBJECTS);
+    if (poked.length === 0) return;
+    await defer(Promise.allSettled(poked.map((id) => agents.requestRefresh(id, cause))));
+  };
+  return {
+    async materialChanged(subjectIds: string[], cause: MaterialChangeCause, notify = subjectIds) {
+      await recorder.record(subjectIds);
+      await notifyAgents(notify, cause);
+    },
+    notifyAgents,
+  };
+}
 
-/** Why no memory can be generated with this configuration, or null when it can. Cheap: no client is built. */
-export function generationProblem(config: Config): { code: "llm_not_configured"; message: string } | null {
-  const { generator, judge } = config.llm;
+function sweepQueueOver(queue: Env["SWEEP_QUEUE"]): SweepQueue {
+  return {
+    async send(messages) {
+      await queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));
+    },
+  };
+}
+
+/** What one MemoryAgent instance works with, built once per instance. */
+export interface AgentDeps {
+  clock: Clock;
+  ledger: RunLedger;
+  reader: Pick<MemoryReader, "current">;
+  /** Decided once per instance: a generator over the configured LLMs, or why there is none. */
+  generation(): GeneratorSource;
+  policy: SchedulePolicy;
+  leaseMarginMs: number;
+}
+
+export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps {
+  const config = configFor(env);
+  const db = createDb(config);
+  const source = generatorSource(config, createItemStore(db), clock);
+  return {
+    clock,
+    ledger: createPgRunLedger(db),
+    reader: createPgMemoryReader(db),
+    generation: () => source,
+    policy: schedulePolicy(config),
+    leaseMarginMs: AGENT_DEFAULTS.leaseMarginMs,
+  };
+}
+
+export function schedulePolicy(config: Config): SchedulePolicy {
+  const { memory } = config;
+  return {
+    minIntervalMs: memory.minIntervalMs,
+    ingestDebounceMs: memory.ingestDebounceMs,
+    maxAttempts: memory.maxAttempts,
+    retryBaseMs: memory.retryBaseMs,
+    retryCapMs: Math.min(AGENT_DEFAULTS.retryCapMs, memory.ttlMs),
+    runLeaseMs: memory.runLeaseMs,
+    ttlMs: memory.ttlMs,
+  };
+}
+
+/**
+ * The one decision of whether memories can be generated with this configuration: a generator model, a
+ * judge model, and for each an API key or a base URL (a keyless base URL is a local compatible server).
+ */
+export function generatorSource(config: Config, items: ItemStore, clock: Clock): GeneratorSource {
+  const { llm, budgets, salvage } = config;
+  const { generator, judge } = llm;
   if (!generator || !judge) {
     return {
+      kind: "unavailable",
       code: "llm_not_configured",
       message: "No LLM is configured (GENERATOR_MODEL), so no memory can be generated.",
     };
   }
   for (const ref of [generator, judge]) {
-    const settings = config.llm[ref.provider];
+    const settings = llm[ref.provider];
     if (!settings.apiKey && !settings.baseUrl) {
-      return { code: "llm_not_configured", message: `No API key or base URL for ${ref.provider}.` };
+      const setting = ref.provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+      return {
+        kind: "unavailable",
+        code: "llm_not_configured",
+        message: `No API key for ${ref.provider}: set ${setting} (or a base URL for a compatible server).`,
+      };
     }
   }
-  return null;
-}
-
-/** The generator the MemoryAgent runs: the agent loop and judge over the configured LLMs. */
-export function resolveGenerator(services: Services): GeneratorSource {
-  const problem = generationProblem(services.config);
-  if (problem) return { kind: "unavailable", ...problem };
-  try {
-    const { llm, budgets } = services.config;
-    return {
-      kind: "ready",
-      generator: createGenerator({
-        items: services.items,
-        generator: createLlmClient(llm.generator!, llm),
-        judge: createLlmClient(llm.judge!, llm),
-        clock: services.clock,
-        budgets,
-      }),
-    };
-  } catch (error) {
-    if (error instanceof AppError && error.code === "llm_not_configured") {
-      return { kind: "unavailable", code: "llm_not_configured", message: error.message };
-    }
-    throw error;
-  }
+  return {
+    kind: "ready",
+    generator: createGenerator({
+      items,
+      generator: createLlmClient(generator, llm),
+      judge: createLlmClient(judge, llm),
+      clock,
+      budgets,
+      salvage,
+    }),
+  };
 }

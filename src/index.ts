@@ -1,5 +1,5 @@
 import { buildServices } from "./composition";
-import { runSweep } from "./cron/sweep";
+import { runSweep } from "./cron/cron-sweep-handler";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
 import type { Env } from "./env";
 import { createApp } from "./http/app";

@@ -1,10 +1,11 @@
 /**
  * LLM faults through the whole worker, with the real wiring (MemoryAgent alarm -> real generator -> SDK
- * adapters -> the fake LLM server, whose faults are keyed by the subject's "Subject: <id>" line): each
+ * adapters -> the fake LLM server, whose faults are keyed by the run's end-user id, which every request carries): each
  * failure is recorded in the runs ledger, the agent backs off, and GET /memory keeps serving the previous
  * version.
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { endUserIdOf } from "../src/agent/end-user";
 import {
   demoSubject,
   firstMemory,
@@ -31,7 +32,7 @@ async function subjectWithMemory() {
   const s = await demoSubject("ada", { owners: ["ada"] });
   used.push(...Object.values(s.userIds));
   const first = await firstMemory(s.userId);
-  return { ...s, first, match: `Subject: ${s.userId}` };
+  return { ...s, first, match: await endUserIdOf(s.userId) };
 }
 
 async function expectServed(userId: string, version: string): Promise<void> {
@@ -56,8 +57,8 @@ async function failingRefresh(
   options: { role?: "generator" | "judge"; times?: number; errorCode: string },
 ) {
   const s = await subjectWithMemory();
-  // The judge's system prompt says "Subject id: <id>"; the generator's "Subject: <id>".
-  const match = options.role === "judge" ? `Subject id: ${s.userId}` : s.match;
+  // Generator and judge requests both carry the end-user id; the role tells them apart.
+  const match = s.match;
   const handle = await llm.fault(match, fault, { role: options.role, times: options.times });
   await forcedRefresh(s.userId, s.clock);
 

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiItem, demoExpectedFacts, demoRefreshBatch } from "../fixtures/demo-workspace";
+import { endUserIdOf } from "../src/agent/end-user";
 import { newUserId } from "./support/auth";
 import {
   backdateMemory,
@@ -34,7 +35,9 @@ const JUDGE = "openai:fake-judge";
 
 /** The generator requests of one run: those after `afterSeq`, for this subject. */
 async function generatorRequests(subjectId: string, afterSeq = 0): Promise<RecordedRequest[]> {
-  return (await llm.requests(`Subject: ${subjectId}`, { role: "generator" })).filter((r) => r.seq > afterSeq);
+  return (await llm.requests(await endUserIdOf(subjectId), { role: "generator" })).filter(
+    (r) => r.seq > afterSeq,
+  );
 }
 
 describe("generation end to end", () => {
@@ -185,7 +188,7 @@ describe("prompt injection end to end", () => {
     used.push(...Object.values(s.userIds));
     // A model that obeys the email: it looks for the victim's items before the reference policy takes over.
     const obedient = await llm.script(
-      `Subject: ${s.userId}`,
+      await endUserIdOf(s.userId),
       [
         {
           toolCalls: [

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import { createItemStore } from "../src/db/item-store";
+import { createPgErasureStore } from "../src/db/pg-erasure-store";
 import { items } from "../src/db/schema";
 import { AppError } from "../src/domain/errors";
 import type { ItemInput, ItemKind } from "../src/domain/items";
@@ -206,16 +207,16 @@ describe("ItemStore reads", () => {
     });
   });
 
-  it("remove deletes only the owner's own item and names who could see it", async () => {
+  it("deleteItem deletes only the owner's own item and names who could see it", async () => {
+    const erasure = createPgErasureStore(db);
     const owner = newUserId("owner");
     const colleague = newUserId("colleague");
     const [shared] = (await store.upsert(owner, [input("s", { sharedWith: [colleague] })])).outcomes;
-    expect(await store.remove(colleague, shared!.id)).toBeNull();
-    expect(await store.remove(owner, "not-a-uuid")).toBeNull();
-    expect((await store.remove(owner, shared!.id))!.affectedSubjects.sort()).toEqual(
+    expect(await erasure.deleteItem(colleague, shared!.id, new Date())).toBeNull();
+    expect((await erasure.deleteItem(owner, shared!.id, new Date()))!.visibleTo.sort()).toEqual(
       [owner, colleague].sort(),
     );
     expect(await store.get(owner, shared!.id)).toBeNull();
-    expect(await store.remove(owner, shared!.id)).toBeNull();
+    expect(await erasure.deleteItem(owner, shared!.id, new Date())).toBeNull();
   });
 });

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Config, ModelRef } from "../src/config/config";
-import { AppError } from "../src/domain/errors";
+import { generatorSource } from "../src/composition";
+import { type Config, type ModelRef, parseConfig } from "../src/config/config";
+import { createDb } from "../src/db/client";
+import { createItemStore } from "../src/db/item-store";
+import { systemClock } from "../src/domain/clock";
 import { INVALID_TOOL_INPUT, LlmError, type LlmRequest, type ToolDefinition } from "../src/domain/llm";
 import { createLlmClient } from "../src/llm/create-llm-client";
 import { fakeLlm } from "./support/fake-llm-control";
@@ -32,7 +35,7 @@ const READ_ITEM: ToolDefinition = {
 const marker = () => `llm-adapter-${crypto.randomUUID()}`;
 
 const request = (match: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({
-  system: `You are a test.\nSubject: ${match}`,
+  system: `You are a test.\nTest marker: ${match}`,
   messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }],
   maxTokens: 256,
   ...extra,
@@ -293,20 +296,45 @@ describe.each<{ provider: ModelRef["provider"] }>([{ provider: "anthropic" }, { 
 );
 
 describe("createLlmClient", () => {
-  it("refuses a provider with neither an API key nor a base URL with llm_not_configured", () => {
-    const settings = llmSettings({ anthropic: {}, openai: {} });
+  it("is never built for a provider with neither an API key nor a base URL: the composition root says llm_not_configured", () => {
+    const config = parseConfig(env);
+    const items = createItemStore(createDb(config));
     for (const provider of ["anthropic", "openai"] as const) {
-      let thrown: unknown;
-      try {
-        createLlmClient({ provider, model: "m" }, settings);
-      } catch (e) {
-        thrown = e;
-      }
-      expect(thrown).toBeInstanceOf(AppError);
-      expect(thrown).toMatchObject({ code: "llm_not_configured" });
-      expect(String((thrown as Error).message)).toContain(
+      const llm = { ...config.llm, ...llmSettings({ anthropic: {}, openai: {} }) };
+      const ref = { provider, model: "m" };
+      const source = generatorSource(
+        { ...config, llm: { ...llm, generator: ref, judge: ref } },
+        items,
+        systemClock,
+      );
+      expect(source).toMatchObject({ kind: "unavailable", code: "llm_not_configured" });
+      expect(source.kind === "unavailable" && source.message).toContain(
         provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY",
       );
+    }
+    const none = { ...config, llm: { ...config.llm, generator: undefined, judge: undefined } };
+    expect(generatorSource(none, items, systemClock)).toMatchObject({
+      kind: "unavailable",
+      code: "llm_not_configured",
+    });
+    expect(generatorSource(config, items, systemClock).kind).toBe("ready");
+  });
+
+  it("sends the run's end-user id where each provider takes it, and nothing when there is none", async () => {
+    for (const provider of ["anthropic", "openai"] as const) {
+      const match = marker();
+      await control.script(match, [{ text: "one" }, { text: "two" }]);
+      const llm = createLlmClient({ provider, model: `fake-${provider}` }, llmSettings());
+      await llm.complete({ ...request(match), endUserId: "sha256-abc" });
+      await llm.complete(request(match));
+      const [withId, without] = await control.requests(match);
+      const field =
+        provider === "anthropic"
+          ? { metadata: { user_id: "sha256-abc" } }
+          : { safety_identifier: "sha256-abc" };
+      expect(withId?.body).toMatchObject(field);
+      expect(withId?.neutral?.endUser).toBe("sha256-abc");
+      expect(without?.neutral?.endUser).toBeNull();
     }
   });
 

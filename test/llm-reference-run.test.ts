@@ -11,10 +11,12 @@ import {
   demoRefreshBatch,
   demoWorkspace,
 } from "../fixtures/demo-workspace";
+import { endUserIdOf } from "../src/agent/end-user";
 import { createGenerator } from "../src/agent/generator";
 import type { Config } from "../src/config/config";
 import type { GenerationResult } from "../src/domain/generation";
 import type { ItemInput } from "../src/domain/items";
+import { renderMemory } from "../src/domain/memory-render";
 import { createLlmClient } from "../src/llm/create-llm-client";
 import { fakeLlm } from "./support/fake-llm-control";
 import { FakeClock } from "./support/fakes/fake-clock";
@@ -75,7 +77,7 @@ describe("the reference policies driving the real generator", () => {
         trigger: "sweep",
         previous: {
           versionId: crypto.randomUUID(),
-          markdown: first.markdown,
+          markdown: renderMemory(first.statements).markdown,
           statements: first.statements,
           generatedAt: new Date(NOW.getTime() - 24 * HOUR_MS),
         },
@@ -87,7 +89,7 @@ describe("the reference policies driving the real generator", () => {
     expect(refresh.stats.turns).toBeLessThan(first.stats.turns);
     expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens);
 
-    const refreshPrompts = await control.requests(`Subject: ${subjectId}`);
+    const refreshPrompts = await control.requests(await endUserIdOf(subjectId));
     expect(refreshPrompts.at(-1)?.neutral?.system).toContain("<changes_since_previous>");
   });
 });

@@ -17,6 +17,7 @@ import {
   seedMemory,
   services,
   statement,
+  untilGenerating,
   untilRunning,
 } from "./support/memory-agent";
 
@@ -34,9 +35,9 @@ async function subject(generator: FakeGenerator | null = new FakeGenerator()) {
   return { userId, ids, ...agent };
 }
 
-const runsOf = async (userId: string) => (await services().memoryStore.runs(userId, { limit: 50 })).entries;
+const runsOf = async (userId: string) => (await services().memoryReader.runs(userId, { limit: 50 })).entries;
 const versionsOf = async (userId: string) =>
-  (await services().memoryStore.versions(userId, { limit: 50 })).entries;
+  (await services().memoryReader.versions(userId, { limit: 50 })).entries;
 
 describe("MemoryAgent runs", () => {
   it("starts exactly one run for 100 concurrent reads of a stale memory, before and during the run", async () => {
@@ -193,7 +194,7 @@ describe("MemoryAgent runs", () => {
 
     // The alarm's promise never settles once its object is gone; it is not awaited.
     void runAlarm(userId).catch(() => {});
-    await untilRunning(userId);
+    await untilGenerating(userId, generator);
     await abortAllDurableObjects();
     generator.push({ kind: "accept", statements: [statement("Work", "Leads payments", ids[0]!)] });
 

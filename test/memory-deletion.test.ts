@@ -134,7 +134,7 @@ describe("DELETE /me", () => {
     expect(erased.status).toBe(204);
 
     expect(await agentStub(me).status()).toMatchObject({ subjectId: null, phase: "idle", runId: null });
-    const store = services().memoryStore;
+    const store = services().memoryReader;
     expect(await store.current(me)).toBeNull();
     expect((await store.runs(me, { limit: 10 })).entries).toEqual([]);
     expect((await store.versions(me, { limit: 10 })).entries).toEqual([]);

@@ -152,7 +152,7 @@ describe("GET /memory", () => {
     await runAlarm(userId);
     expect(generator.requests).toHaveLength(0);
     expect(((await (await get(userId)).json()) as MemoryBody).stale).toBe(false);
-    expect((await services().memoryStore.runs(userId, { limit: 10 })).entries).toHaveLength(1);
+    expect((await services().memoryReader.runs(userId, { limit: 10 })).entries).toHaveLength(1);
   });
 
   it("holds a ?wait request until the first memory is ready", async () => {
@@ -188,7 +188,7 @@ describe("GET /memory", () => {
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: { code: string } };
     expect(body.error.code).toBe("llm_not_configured");
-    const runs = (await services().memoryStore.runs(userId, { limit: 10 })).entries;
+    const runs = (await services().memoryReader.runs(userId, { limit: 10 })).entries;
     expect(runs).toMatchObject([{ status: "failed", errorCode: "llm_not_configured", trigger: "read" }]);
   });
 

@@ -47,7 +47,7 @@ describe("run schedule", () => {
 
   it("backs off at least as long as the provider's Retry-After asks", () => {
     const running = runNow(onRequest(subject(), "read", T, policy).state, T);
-    const error = { code: "llm_rate_limited", message: "slow down" };
+    const error = { code: "llm_rate_limited" as const, message: "slow down" };
     const short = onFinish(
       running,
       "r1",
@@ -105,7 +105,7 @@ describe("run schedule", () => {
 
   it("gives up at once on a failure that is not retryable", () => {
     const running = runNow(onRequest(subject(), "read", T, policy).state, T);
-    const error = { code: "llm_auth", message: "bad key" };
+    const error = { code: "llm_auth" as const, message: "bad key" };
     const done = onFinish(running, "r1", { kind: "failed", error, retryable: false }, T + MIN, policy);
     expect(done).toMatchObject({ phase: "exhausted", lastError: error });
     expect(alarmAt(done)).toBeNull();

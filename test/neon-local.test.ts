@@ -8,9 +8,10 @@ import { NeonDbError, neon, neonConfig } from "@neondatabase/serverless";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
-import { createDb, withTransaction } from "../src/db/client";
+import { createDb } from "../src/db/client";
 import { items } from "../src/db/schema";
 import { newUserId } from "./support/auth";
+import { withTransaction } from "./support/ws-transaction";
 
 const config = parseConfig(env);
 const endpoint = String(env.NEON_LOCAL_ENDPOINT);

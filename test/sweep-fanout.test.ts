@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { SweepPage } from "../src/memory/memory-store";
-import { type SweepCursorStore, type SweepDeps, type SweepOptions, sweep } from "../src/memory/sweep";
 import {
   type FanOutLimits,
   planSends,
@@ -8,6 +6,8 @@ import {
   spreadOffset,
   worstCaseSends,
 } from "../src/memory/sweep-fanout";
+import { type SweepCursorStore, type SweepDeps, type SweepOptions, sweep } from "../src/memory/sweep-plan";
+import type { SweepPage } from "../src/memory/sweep-source";
 import { FakeClock } from "./support/fakes/fake-clock";
 
 const DAY = 24 * 3600_000;

@@ -10,18 +10,18 @@ import {
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { FAN_OUT_LIMITS } from "../src/cron/sweep";
+import { FAN_OUT_LIMITS } from "../src/cron/cron-sweep-handler";
 import { consumeSweepBatch } from "../src/cron/sweep-consumer";
 import { createSweepCursorStore } from "../src/db/sweep-cursor";
 import type { MemoryAgent } from "../src/do/memory-agent";
 import type { Env } from "../src/env";
 import worker from "../src/index";
-import type { MemoryAgents } from "../src/memory/memory-agents";
-import { sweep } from "../src/memory/sweep";
+import type { MemoryAgents } from "../src/memory/memory-agents-port";
 import { type SweepMessage, spreadOffset } from "../src/memory/sweep-fanout";
+import { sweep } from "../src/memory/sweep-plan";
 import { newUserId } from "./support/auth";
 import { item } from "./support/items";
-import { agentStub, ingestSettled, seedMemory, services, statement } from "./support/memory-agent";
+import { agentStub, ingestSettled, seedMemory, services, statement, testDb } from "./support/memory-agent";
 
 const YEAR_HOURS = 365 * 24;
 const DAY = 24 * 3600_000;
@@ -48,12 +48,12 @@ afterEach(async () => {
 async function subject() {
   const userId = newUserId();
   const [id] = await ingestSettled(userId, [item({ externalId: "a" })]);
-  await agentStub(userId).forget();
+  await agentStub(userId).forget(0);
   return { userId, itemId: id! };
 }
 
 async function checkedAt(subjectId: string): Promise<Date | null> {
-  const result = await services().db.execute(
+  const result = await testDb().execute(
     sql`select checked_at::text as checked_at from memories where subject_id = ${subjectId}`,
   );
   const value = result.rows[0]?.checked_at;
@@ -80,7 +80,7 @@ describe("the daily sweep", () => {
     });
     const nothing = newUserId();
     // A row with neither memory nor material (e.g. left by a read of a user with no items).
-    await services().db.execute(sql`insert into memories (subject_id) values (${nothing})`);
+    await testDb().execute(sql`insert into memories (subject_id) values (${nothing})`);
 
     const logs = vi.spyOn(console, "log");
     const started = Date.now();
@@ -107,7 +107,7 @@ describe("the daily sweep", () => {
       expect(offset).toBeGreaterThanOrEqual(spreadOffset(userId, DAY) - 1000);
       expect(offset).toBeLessThan(DAY);
     }
-    expect(await services().memoryStore.runs(unchanged.userId, { limit: 5 })).toMatchObject({
+    expect(await services().memoryReader.runs(unchanged.userId, { limit: 5 })).toMatchObject({
       entries: [{ trigger: "manual" }],
     });
 
@@ -170,9 +170,9 @@ describe("the daily sweep", () => {
       send: async (messages: SweepMessage[]) => void handed.push(...messages.flatMap((m) => m.subjectIds)),
     };
     // A cursor of its own: other sweeps (and test files) keep theirs.
-    const cursor = createSweepCursorStore(services().db, `test-${crypto.randomUUID()}`);
-    const { memoryStore, clock } = services();
-    const deps = { store: memoryStore, agents, queue, cursor, clock };
+    const cursor = createSweepCursorStore(testDb(), `test-${crypto.randomUUID()}`);
+    const { sweepSource, clock } = services();
+    const deps = { store: sweepSource, agents, queue, cursor, clock };
     const options = {
       ttlMs: YEAR_HOURS * 3600_000,
       spreadMs: DAY,

@@ -14,7 +14,7 @@ export class BudgetExhausted extends Error {
     this.name = "BudgetExhausted";
   }
 
-  get code(): string {
+  get code(): `budget_${BudgetName}` {
     return `budget_${this.budget}`;
   }
 }

@@ -25,6 +25,12 @@ export type DraftCheck =
       failures: string[];
       /** Indexes of the statements at fault, for the verdict's `unsupported`. */
       offending: number[];
+      /** A failure that belongs to no one statement (narration, size, layout): only a revision fixes it. */
+      structural: boolean;
+      /** Every parsed statement (with the ids of its visible cited items), faulty ones included. */
+      statements: CheckedStatement[];
+      /** Why each offending statement failed, by index. */
+      reasons: Map<number, string[]>;
     };
 
 export interface CheckContext {
@@ -46,14 +52,29 @@ export async function checkDraft(finalText: string, ctx: CheckContext): Promise<
       unclosed: `the ${MEMORY_OPEN} block is not closed with ${MEMORY_CLOSE}`,
       multiple: `the final answer has more than one ${MEMORY_OPEN} block`,
     }[extraction.problem];
-    return { ok: false, missingBlock: true, failures: [what], offending: [] };
+    return {
+      ok: false,
+      missingBlock: true,
+      failures: [what],
+      offending: [],
+      structural: true,
+      statements: [],
+      reasons: new Map(),
+    };
   }
 
   const failures: string[] = [];
   const offending = new Set<number>();
+  const reasons = new Map<number, string[]>();
+  let structural = false;
   const fail = (message: string, index?: number) => {
     failures.push(message);
-    if (index !== undefined) offending.add(index);
+    if (index === undefined) {
+      structural = true;
+      return;
+    }
+    offending.add(index);
+    reasons.set(index, [...(reasons.get(index) ?? []), message]);
   };
 
   if (extraction.narration !== "") {
@@ -65,7 +86,7 @@ export async function checkDraft(finalText: string, ctx: CheckContext): Promise<
     fail(`the memory is ${extraction.block.length} characters; at most ${DRAFT_BOUNDS.maxTotalChars}`);
   }
   const { statements, problems } = parseMemory(extraction.block);
-  for (const problem of problems) failures.push(problem);
+  for (const problem of problems) fail(problem);
   if (statements.length < DRAFT_BOUNDS.minStatements) fail("the memory has no statement");
   if (statements.length > DRAFT_BOUNDS.maxStatements) {
     fail(`the memory has ${statements.length} statements; at most ${DRAFT_BOUNDS.maxStatements}`);
@@ -106,7 +127,17 @@ export async function checkDraft(finalText: string, ctx: CheckContext): Promise<
     return { ...s, itemIds };
   });
 
-  if (failures.length > 0)
-    return { ok: false, missingBlock: false, failures, offending: [...offending].sort((a, b) => a - b) };
+  if (failures.length > 0) {
+    const sorted = [...offending].sort((a, b) => a - b);
+    return {
+      ok: false,
+      missingBlock: false,
+      failures,
+      offending: sorted,
+      structural,
+      statements: checked,
+      reasons,
+    };
+  }
   return { ok: true, statements: checked };
 }

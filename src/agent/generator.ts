@@ -2,15 +2,23 @@ import type { Clock } from "../domain/clock";
 import type { GenerationRequest, GenerationResult, Generator, RunStats } from "../domain/generation";
 import type { ItemStore } from "../domain/items";
 import { type LlmClient, LlmError, type LlmMessage } from "../domain/llm";
-import type { Statement, Verdict } from "../domain/memory";
-import { renderMemory } from "../domain/memory-render";
+import type { RunErrorCode, Statement, Verdict } from "../domain/memory";
 import { BudgetExhausted, type Budgets, RunAborted, RunMeter } from "./budget";
 import { type CheckedStatement, checkDraft, type DraftCheck } from "./checks";
+import { endUserIdOf } from "./end-user";
 import { judgeDraft } from "./judge";
 import { runAgentLoop } from "./loop";
 import { preparePrevious } from "./previous-memory";
 import { buildSystemPrompt, firstUserMessage } from "./prompt";
 import { RefTable } from "./refs";
+import {
+  DEFAULT_SALVAGE,
+  type DraftSalvage,
+  dropStatements,
+  type SalvagePolicy,
+  salvageRecord,
+  startSalvage,
+} from "./salvage";
 import { createResearchTools } from "./tools";
 import { truncate } from "./untrusted";
 import { MEMORY_OPEN } from "./wire-format";
@@ -21,6 +29,8 @@ export interface GeneratorDeps {
   judge: LlmClient;
   clock: Clock;
   budgets: Budgets;
+  /** How much of a draft must survive for it to be accepted without the statements found at fault. */
+  salvage?: SalvagePolicy;
 }
 
 /** Drafts allowed per run: the first one and ONE revision with the checks' or the judge's feedback. */
@@ -30,7 +40,9 @@ const REASON_CHARS = 2000;
 
 /**
  * Generation for one subject: research loop -> deterministic checks -> judge, with at most one revision
- * round in the same conversation, then accepted or rejected.
+ * round in the same conversation, then accepted or rejected. Salvage comes before revision: statements the
+ * checks or the judge find at fault are dropped, and the draft goes on without them, when what is left is
+ * well formed and at least the policy's share of the draft (see salvage.ts); the accepted result lists them.
  *
  * Outcomes:
  * - accepted: statements carry item ids; markdown is renderMemory(statements).
@@ -73,46 +85,74 @@ async function generate(
     { role: "user", content: [{ type: "text", text: firstUserMessage(context) }] },
   ];
   const tools = createResearchTools({ subjectId, items: deps.items, refs });
+  const endUserId = await endUserIdOf(subjectId);
 
+  const policy = deps.salvage ?? DEFAULT_SALVAGE;
   for (let draft = 1; ; draft++) {
     const isLast = draft >= MAX_DRAFTS;
-    const loop = await runAgentLoop({ llm: deps.generator, tools, meter, signal }, system, messages);
+    const loop = await runAgentLoop(
+      { llm: deps.generator, tools, meter, signal, endUserId },
+      system,
+      messages,
+    );
     if (loop.kind === "budget_exhausted") throw new BudgetExhausted(loop.budget);
 
     const check = await checkDraft(loop.text, { subjectId, items: deps.items, refs });
-    if (!check.ok) {
-      if (!isLast) {
-        messages.push(userText(checksFeedback(check)));
-        continue;
+    let candidates: CheckedStatement[];
+    let salvage: DraftSalvage;
+    if (check.ok) {
+      candidates = check.statements;
+      salvage = startSalvage(candidates.length);
+    } else {
+      const kept = check.structural
+        ? null
+        : dropStatements(
+            startSalvage(check.statements.length),
+            check.statements,
+            new Set(check.offending),
+            (i) => (check.reasons.get(i) ?? []).join("; "),
+            policy,
+          );
+      if (!kept) {
+        if (!isLast) {
+          messages.push(userText(checksFeedback(check)));
+          continue;
+        }
+        if (check.missingBlock) {
+          return failed("no_memory_block", check.failures.join("; "), true, meter.stats());
+        }
+        const reason = truncate(`checks failed: ${check.failures.join("; ")}`, REASON_CHARS);
+        const verdict: Verdict = { accepted: false, reason, unsupported: check.offending };
+        return { outcome: "rejected", verdict, reason, stats: meter.stats() };
       }
-      if (check.missingBlock) {
-        return failed("no_memory_block", check.failures.join("; "), true, meter.stats());
-      }
-      const reason = truncate(`checks failed: ${check.failures.join("; ")}`, REASON_CHARS);
-      const verdict: Verdict = { accepted: false, reason, unsupported: check.offending };
-      return { outcome: "rejected", verdict, reason, stats: meter.stats() };
+      candidates = kept.statements;
+      salvage = kept.salvage;
     }
 
     const judged = await judgeDraft(
-      { judge: deps.judge, items: deps.items, subjectId, refs, meter, signal },
-      check.statements,
+      { judge: deps.judge, items: deps.items, subjectId, refs, meter, signal, endUserId },
+      candidates,
     );
     if (!judged.ok) return failed("judge_invalid_verdict", judged.problem, true, meter.stats());
     const { verdict } = judged;
     if (verdict.accepted && verdict.unsupported.length === 0) {
-      const statements = check.statements.map(toStatement);
-      return {
-        outcome: "accepted",
-        markdown: renderMemory(statements).markdown,
-        statements,
-        generatorModel: deps.generator.model,
-        judgeModel: deps.judge.model,
-        verdict,
-        stats: meter.stats(),
-      };
+      return accepted(deps, candidates, salvage, verdict, meter);
+    }
+    if (verdict.unsupported.length > 0) {
+      const kept = dropStatements(
+        salvage,
+        candidates,
+        new Set(verdict.unsupported),
+        () => `the judge found it unsupported by its cited items: ${verdict.reason}`,
+        policy,
+      );
+      if (kept) {
+        const remaining: Verdict = { accepted: true, reason: verdict.reason, unsupported: [] };
+        return accepted(deps, kept.statements, kept.salvage, remaining, meter);
+      }
     }
     if (!isLast) {
-      messages.push(userText(judgeFeedback(verdict, check.statements)));
+      messages.push(userText(judgeFeedback(verdict, candidates)));
       continue;
     }
     const reason = verdict.accepted
@@ -123,6 +163,24 @@ async function generate(
       : truncate(verdict.reason, REASON_CHARS);
     return { outcome: "rejected", verdict, reason, stats: meter.stats() };
   }
+}
+
+function accepted(
+  deps: GeneratorDeps,
+  statements: CheckedStatement[],
+  salvage: DraftSalvage,
+  verdict: Verdict,
+  meter: RunMeter,
+): GenerationResult {
+  return {
+    outcome: "accepted",
+    statements: statements.map(toStatement),
+    salvaged: salvageRecord(salvage),
+    generatorModel: deps.generator.model,
+    judgeModel: deps.judge.model,
+    verdict,
+    stats: meter.stats(),
+  };
 }
 
 const toStatement = (s: CheckedStatement): Statement => ({
@@ -154,7 +212,7 @@ function judgeFeedback(verdict: Verdict, statements: CheckedStatement[]): string
 }
 
 function failed(
-  errorCode: string,
+  errorCode: RunErrorCode,
   errorMessage: string,
   retryable: boolean,
   stats: RunStats,

@@ -78,17 +78,15 @@ export function renderJudgeMessage(
   return lines.join("\n");
 }
 
-/**
- * `subjectId`, when given, ends the system prompt as "Subject id: <id>", so test faults and scripts can be
- * keyed by the subject (not "Subject: <id>", which selects the generator's requests).
- */
+/** The judge's request; `endUserId` is the provider's end-user identifier (see LlmRequest.endUserId). */
 export function buildJudgeRequest(
   statements: CheckedStatement[],
   cited: { ref: string; item: Item }[],
-  subjectId?: string,
+  endUserId?: string,
 ): LlmRequest {
   return {
-    system: subjectId ? `${JUDGE_SYSTEM_PROMPT}\n\nSubject id: ${subjectId}` : JUDGE_SYSTEM_PROMPT,
+    system: JUDGE_SYSTEM_PROMPT,
+    endUserId,
     messages: [{ role: "user", content: [{ type: "text", text: renderJudgeMessage(statements, cited) }] }],
     tools: [JUDGE_TOOL_DEFINITION],
     toolChoice: { type: "tool", name: JUDGE_TOOL },
@@ -126,6 +124,7 @@ export interface JudgeDeps {
   refs: RefTable;
   meter: RunMeter;
   signal?: AbortSignal;
+  endUserId?: string;
 }
 
 /** Fetches the cited items' text (through the store, as the subject) and asks the judge for a verdict. */
@@ -138,7 +137,7 @@ export async function judgeDraft(deps: JudgeDeps, statements: CheckedStatement[]
   });
   const response = await meteredCall(
     deps.judge,
-    buildJudgeRequest(statements, cited, deps.subjectId),
+    buildJudgeRequest(statements, cited, deps.endUserId),
     deps.meter,
     deps.signal,
   );

@@ -24,6 +24,8 @@ export interface LoopDeps {
   tools: ResearchTools;
   meter: RunMeter;
   signal?: AbortSignal;
+  /** The provider's end-user identifier for this run (see LlmRequest.endUserId). */
+  endUserId?: string;
 }
 
 /** How a research loop ends. */
@@ -59,6 +61,7 @@ async function research(deps: LoopDeps, system: string, messages: LlmMessage[]):
         tools: tools.definitions,
         toolChoice: { type: "auto" },
         maxTokens: GENERATOR_MAX_OUTPUT_TOKENS,
+        endUserId: deps.endUserId,
       },
       meter,
       signal,

@@ -60,12 +60,11 @@ export function renderDigest(digest: ActivityDigest): string {
   return lines.join("\n");
 }
 
-/** The generator's system prompt. "Subject: <id>" is on a line of its own (the fake LLM keys scripts by it). */
+/** The generator's system prompt; the first user message names the subject. */
 export function buildSystemPrompt(ctx: PromptContext): string {
   const parts = [
     `You write the memory of one person: a short, factual, cited profile that other AI agents read before working for them.
 
-Subject: ${ctx.subjectId}
 Now: ${ctx.now.toISOString()}
 
 Research the subject's workspace with the read-only tools (${Object.values(TOOL_NAMES).join(", ")}), then answer.

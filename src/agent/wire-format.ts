@@ -61,8 +61,6 @@ export const REF_PREFIX = {
   note: "N",
 } as const;
 
-export const REF_PATTERN = /\[([EMTDCVFPKN]\d+)\]/g;
-
 /** The standard memory sections, in order. Others are allowed. */
 export const SECTIONS = [
   "Role and team",

@@ -66,6 +66,8 @@ const rawSchema = z.object({
   AGENT_MAX_TOOL_CALLS: intSetting(40, 1, 500),
   AGENT_MAX_TOKENS: intSetting(200_000, 1000, 10_000_000),
   AGENT_WALL_SECONDS: intSetting(300, 5, 840),
+  /** Salvage: a draft with a few bad statements is accepted without them if at least this share survives. */
+  SALVAGE_MIN_SHARE: z.coerce.number().min(0).max(1).default(0.7),
 });
 
 export type ModelRef = { provider: "anthropic" | "openai"; model: string };
@@ -96,6 +98,7 @@ export interface Config {
   };
   sweep: { pageSize: number; maxDispatch: number; spreadMs: number };
   budgets: { maxTurns: number; maxToolCalls: number; maxTokens: number; wallMs: number };
+  salvage: { minShare: number };
 }
 
 type RawEnv = Record<string, unknown>;
@@ -146,6 +149,7 @@ export function parseConfig(env: RawEnv): Config {
       maxTokens: c.AGENT_MAX_TOKENS,
       wallMs: c.AGENT_WALL_SECONDS * 1000,
     },
+    salvage: { minShare: c.SALVAGE_MIN_SHARE },
   };
 }
 

@@ -6,17 +6,17 @@
  * message is logged and acked: retrying cannot make it valid.
  */
 import { z } from "zod";
-import type { MemoryAgents } from "../memory/memory-agents";
+import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
+import type { MemoryAgents } from "../memory/memory-agents-port";
 import { dispatchToAgents } from "../memory/sweep-fanout";
 
 /** Agent calls per message at most; with max_batch_size 2 a batch stays under 1,000 subrequests. */
 export const MAX_IDS_PER_MESSAGE = 450;
-const MAX_SUBJECT_LENGTH = 255;
 const DISPATCH_CONCURRENCY = 20;
 const RETRY_BASE_SECONDS = 30;
 
 const sweepMessage = z.object({
-  subjectIds: z.array(z.string().min(1).max(MAX_SUBJECT_LENGTH)).min(1).max(MAX_IDS_PER_MESSAGE),
+  subjectIds: z.array(z.string().min(1).max(MAX_SUBJECT_ID_LENGTH)).min(1).max(MAX_IDS_PER_MESSAGE),
   sweptAt: z.number().int().nonnegative(),
   spreadMs: z
     .number()

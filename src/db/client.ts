@@ -1,11 +1,9 @@
-import { neon, neonConfig, Pool } from "@neondatabase/serverless";
+import { neon, neonConfig } from "@neondatabase/serverless";
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from "drizzle-orm/neon-http";
-import { drizzle as drizzleWs, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Config } from "../config/config";
 import * as schema from "./schema";
 
 export type Db = NeonHttpDatabase<typeof schema>;
-export type TxDb = NeonDatabase<typeof schema>;
 
 type DbConfig = Pick<Config, "databaseUrl" | "neonLocalEndpoint" | "queryTimeoutMs">;
 
@@ -24,7 +22,7 @@ function fetchWithDeadline(input: RequestInfo | URL, init?: RequestInit): Promis
  * Points the Neon driver at the local stand-in. Only ever called when NEON_LOCAL_ENDPOINT is
  * explicitly configured; production leaves the driver's defaults (Neon's own endpoints).
  */
-function useLocalEndpoint(endpoint: string): void {
+export function useLocalEndpoint(endpoint: string): void {
   const base = new URL(endpoint);
   neonConfig.fetchEndpoint = `${base.origin}/sql`;
   neonConfig.wsProxy = () => `${base.host}/v1`;
@@ -39,27 +37,4 @@ export function createDb(config: DbConfig): Db {
   queryTimeoutMs = config.queryTimeoutMs;
   neonConfig.fetchFunction = fetchWithDeadline;
   return drizzleHttp({ client: neon(config.databaseUrl), schema });
-}
-
-/**
- * WebSocket mode, for the rare interactive transaction. The pool lives for one unit of work:
- * it is created here and ended before returning.
- */
-export async function withTransaction<T>(config: DbConfig, fn: (tx: TxDb) => Promise<T>): Promise<T> {
-  if (config.neonLocalEndpoint) useLocalEndpoint(config.neonLocalEndpoint);
-  const pool = new Pool({ connectionString: config.databaseUrl, max: 1 });
-  // An idle client whose socket drops is reported on the pool (the relay drops it as the pool closes);
-  // without a listener that is an uncaught error. Errors during the work reject its queries instead.
-  let ending = false;
-  pool.on("error", (err: Error) => {
-    if (!ending)
-      console.warn(JSON.stringify({ level: "warn", msg: "db_pool_idle_error", error: err.message }));
-  });
-  try {
-    const db = drizzleWs({ client: pool, schema });
-    return await db.transaction((tx) => fn(tx as unknown as TxDb));
-  } finally {
-    ending = true;
-    await pool.end();
-  }
 }

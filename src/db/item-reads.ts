@@ -1,8 +1,8 @@
 /** The item store's reads other than search. Every query carries the access rule for the viewer. */
 import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { ActivityDigest, Item, ItemKind, ItemLink } from "../domain/items";
+import { isUuid } from "../domain/memory";
 import type { Db } from "./client";
-import { isUuid } from "./cursor";
 import { itemColumns, toDate, toItem, toSummary, visibleTo } from "./item-rows";
 import { itemLinks, items } from "./schema";
 
@@ -132,21 +132,6 @@ export async function digest(db: Db, viewerId: string, since: Date): Promise<Act
     busiestThreads: threads.map((t) => ({ title: t.title, items: Number(t.count) })),
     topPeople: await topPeople(db, viewerId, { changedSince: since, limit: DIGEST_PEOPLE }),
   };
-}
-
-/** Deletes one of the owner's items (its links go with it, by cascade); the subjects that could see it. */
-export async function removeItem(
-  db: Db,
-  ownerId: string,
-  id: string,
-): Promise<{ affectedSubjects: string[] } | null> {
-  if (!isUuid(id)) return null;
-  const [row] = await db
-    .delete(items)
-    .where(and(eq(items.id, id), eq(items.ownerId, ownerId)))
-    .returning({ sharedWith: items.sharedWith });
-  if (!row) return null;
-  return { affectedSubjects: [...new Set([ownerId, ...row.sharedWith])] };
 }
 
 const other = aliasedTable(items, "other");

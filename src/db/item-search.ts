@@ -7,9 +7,9 @@
 import { and, desc, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import type { Db } from "./client";
-import { decodeCursor, encodeCursor } from "./cursor";
 import { summaryColumns, toSummary, visibleTo } from "./item-rows";
 import { items } from "./schema";
+import { decodeCursor, encodeCursor } from "./search-cursor";
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;

@@ -1,7 +1,7 @@
 /** ItemStore over Postgres (drizzle, Neon HTTP mode). The access rule is enforced in SQL by every read. */
 import type { ItemStore } from "../domain/items";
 import type { Db } from "./client";
-import { digest, getItem, getManyItems, linkedItems, recentItems, removeItem, topPeople } from "./item-reads";
+import { digest, getItem, getManyItems, linkedItems, recentItems, topPeople } from "./item-reads";
 import { searchItems } from "./item-search";
 import { upsertItems } from "./item-upsert";
 
@@ -15,6 +15,5 @@ export function createItemStore(db: Db): ItemStore {
     linked: (viewerId, id) => linkedItems(db, viewerId, id),
     topPeople: (viewerId, options) => topPeople(db, viewerId, options),
     digest: (viewerId, since) => digest(db, viewerId, since),
-    remove: (ownerId, id) => removeItem(db, ownerId, id),
   };
 }

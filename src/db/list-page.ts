@@ -2,8 +2,9 @@
 import { and, eq, lt, or } from "drizzle-orm";
 import { AppError } from "../domain/errors";
 import { isStorableInstant } from "../domain/instants";
-import type { Page } from "../memory/memory-store";
-import { fromBase64Url, isUuid, toBase64Url } from "./cursor";
+import { isUuid } from "../domain/memory";
+import type { Page } from "../memory/memory-reader";
+import { fromBase64Url, toBase64Url } from "./base64url";
 import type { memoryRuns, memoryVersions } from "./schema";
 
 export function keysetBefore(

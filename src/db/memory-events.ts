@@ -1,40 +1,29 @@
 import { sql } from "drizzle-orm";
 import type { Clock } from "../domain/clock";
-import type { MemoryEvents } from "../domain/memory-events";
 import type { Db } from "./client";
 
-/**
- * At most this many subjects' MemoryAgents are notified per change; past that, material_changed_at
- * (always written) lets the daily sweep pick the rest up.
- */
-export const MAX_NOTIFIED_SUBJECTS = 50;
+export interface MaterialChangeRecorder {
+  /** Stamps material_changed_at = now on these subjects' memories rows (creating the rows if needed). */
+  record(subjectIds: string[]): Promise<void>;
+}
 
 /**
- * Records, per subject, when material last changed (the sweep uses it to skip subjects with nothing new),
- * then tells the subjects' MemoryAgents (`notify`), which debounce: no run per ingest call.
+ * Records, per subject, when material last changed: the sweep and the agent's unchanged shortcut use it.
+ * Telling the agents is the composition root's job (composition.ts), not this adapter's.
  */
-export function createMemoryEvents(
-  db: Db,
-  clock: Clock,
-  notify: (subjectIds: string[]) => Promise<void> = async () => {},
-): MemoryEvents {
-  const notifyAgents = async (subjectIds: string[]) => {
-    const unique = [...new Set(subjectIds)];
-    if (unique.length > 0) await notify(unique.slice(0, MAX_NOTIFIED_SUBJECTS));
-  };
+export function createMaterialChangeRecorder(db: Db, clock: Clock): MaterialChangeRecorder {
   return {
-    async materialChanged(subjectIds) {
+    async record(subjectIds) {
       if (subjectIds.length === 0) return;
       await db.execute(materialChangedStatement(subjectIds, clock.now()));
-      await notifyAgents(subjectIds);
     },
-    notifyAgents,
   };
 }
 
 /**
  * Marks `subjectIds` as having new material at `at`: one statement with one array parameter, whatever
- * the number of subjects (a multi-row VALUES list would hit Postgres' 65,535-parameter limit).
+ * the number of subjects (a multi-row VALUES list would hit Postgres' 65,535-parameter limit). Ingest runs
+ * it inside its own transaction, so the notices commit with the items.
  */
 export function materialChangedStatement(subjectIds: string[], at: Date | "now") {
   const time = at === "now" ? sql`now()` : sql`${at.toISOString()}::timestamptz`;

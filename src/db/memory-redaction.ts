@@ -1,7 +1,7 @@
 /** Redaction writes for deleted items: find the citing versions, rewrite them optimistically, repair conflicts. */
 import { type SQL, sql } from "drizzle-orm";
 import type { Statement } from "../domain/memory";
-import type { RedactedVersion } from "../memory/memory-store";
+import type { RedactedVersion } from "../memory/erasure-store";
 import { type CitingVersion, redactVersion } from "../memory/redaction";
 import type { Db } from "./client";
 import { parseJson } from "./sql-values";

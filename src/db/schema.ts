@@ -14,7 +14,7 @@ import {
 } from "drizzle-orm/pg-core";
 
 import { ITEM_KINDS } from "../domain/items";
-import type { ModelUsage, Statement, Verdict } from "../domain/memory";
+import type { ModelUsage, Salvage, Statement, Verdict } from "../domain/memory";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
@@ -148,6 +148,8 @@ export const memoryRuns = pgTable(
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
     versionId: uuid("version_id"),
+    /** Statements dropped from the draft (counts and reasons) before it was accepted; null when none were. */
+    salvaged: jsonb("salvaged").$type<Salvage>(),
   },
   (t) => [index("memory_runs_subject_idx").on(t.subjectId, t.queuedAt.desc())],
 );

@@ -1,6 +1,6 @@
 /** The sweep's resume key in Postgres: one row per sweep name in sweep_cursors, absent when none. */
 import { eq, sql } from "drizzle-orm";
-import type { SweepCursorStore } from "../memory/sweep";
+import type { SweepCursorStore } from "../memory/sweep-plan";
 import type { Db } from "./client";
 import { sweepCursors } from "./schema";
 

@@ -1,8 +1,12 @@
 /** The MemoryAgent's state in its SQLite storage: one row, one column per field. */
-import { RUN_TRIGGERS, type RunTrigger } from "../domain/memory";
-import { type AgentState, initialState, type Phase } from "../memory/run-schedule";
-
-const PHASES: readonly Phase[] = ["idle", "scheduled", "running", "backoff", "exhausted"];
+import {
+  AGENT_PHASES,
+  type AgentPhase,
+  isRunErrorCode,
+  RUN_TRIGGERS,
+  type RunTrigger,
+} from "../domain/memory";
+import { type AgentState, initialState } from "../memory/run-schedule";
 
 const CREATE = `CREATE TABLE IF NOT EXISTS schedule (
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -34,7 +38,9 @@ export function loadState(sql: SqlStorage): AgentState {
   const runId = text(row.run_id);
   return {
     subjectId: text(row.subject_id),
-    phase: PHASES.includes(row.phase as Phase) ? (row.phase as Phase) : "idle",
+    phase: (AGENT_PHASES as readonly string[]).includes(row.phase as string)
+      ? (row.phase as AgentPhase)
+      : "idle",
     trigger: trigger(row.trigger),
     nextRunAt: int(row.next_run_at),
     requestedAt: int(row.requested_at),
@@ -51,8 +57,8 @@ export function loadState(sql: SqlStorage): AgentState {
     failures: int(row.failures) ?? 0,
     freshAsOf: int(row.fresh_as_of),
     lastSucceededAt: int(row.last_succeeded_at),
-    lastError: text(row.last_error_code)
-      ? { code: text(row.last_error_code)!, message: text(row.last_error_message) ?? "" }
+    lastError: isRunErrorCode(row.last_error_code)
+      ? { code: row.last_error_code, message: text(row.last_error_message) ?? "" }
       : null,
     dirty: int(row.dirty) === 1,
   };
@@ -89,3 +95,26 @@ const text = (v: SqlStorageValue | undefined): string | null => (typeof v === "s
 const int = (v: SqlStorageValue | undefined): number | null => (typeof v === "number" ? v : null);
 const trigger = (v: SqlStorageValue | undefined): RunTrigger | null =>
   typeof v === "string" && (RUN_TRIGGERS as readonly string[]).includes(v) ? (v as RunTrigger) : null;
+
+const CREATE_TOMBSTONE =
+  "CREATE TABLE IF NOT EXISTS tombstone (id INTEGER PRIMARY KEY CHECK (id = 1), erased_at INTEGER NOT NULL)";
+
+/**
+ * Wipes the schedule and records the erase in one synchronous step (no await between them), so from the
+ * next statement on no run holds the object and nothing sent before `erasedAt` is accepted.
+ */
+export function eraseState(sql: SqlStorage, erasedAt: number): void {
+  sql.exec(CREATE);
+  sql.exec(CREATE_TOMBSTONE);
+  sql.exec("DELETE FROM schedule");
+  sql.exec(
+    "INSERT OR REPLACE INTO tombstone (id, erased_at) VALUES (1, max(?, coalesce((SELECT erased_at FROM tombstone WHERE id = 1), 0)))",
+    erasedAt,
+  );
+}
+
+/** The instant of the last erase of this object's subject, or null if it was never erased. */
+export function erasedAt(sql: SqlStorage): number | null {
+  sql.exec(CREATE_TOMBSTONE);
+  return int(sql.exec<Row>("SELECT erased_at FROM tombstone WHERE id = 1").toArray()[0]?.erased_at);
+}

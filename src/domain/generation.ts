@@ -1,4 +1,4 @@
-import type { ModelUsage, RunTrigger, Statement, Verdict } from "./memory";
+import type { ModelUsage, RunErrorCode, RunTrigger, Salvage, Statement, Verdict } from "./memory";
 
 /** The port between the subject's Durable Object (orchestration) and generation (agent loop + judge). */
 
@@ -27,8 +27,9 @@ export interface RunStats {
 export type GenerationResult =
   | {
       outcome: "accepted";
-      markdown: string;
       statements: Statement[];
+      /** Statements dropped from the draft (with why) before it was accepted; null when none was. */
+      salvaged: Salvage | null;
       generatorModel: string;
       judgeModel: string;
       verdict: Verdict;
@@ -37,7 +38,7 @@ export type GenerationResult =
   | { outcome: "rejected"; verdict: Verdict; reason: string; stats: RunStats }
   | {
       outcome: "failed";
-      errorCode: string;
+      errorCode: RunErrorCode;
       errorMessage: string;
       retryable: boolean;
       /** The provider asked us to wait at least this long (Retry-After) before trying again. */
@@ -56,3 +57,8 @@ export const emptyStats = (): RunStats => ({
   outputTokens: 0,
   usage: {},
 });
+
+/** Whether a generator can run with this configuration: decided once, in the composition root. */
+export type GeneratorSource =
+  | { kind: "ready"; generator: Generator }
+  | { kind: "unavailable"; code: "llm_not_configured" | "generation_unavailable"; message: string };

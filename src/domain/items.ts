@@ -145,6 +145,4 @@ export interface ItemStore {
     options: { since?: Date; limit: number },
   ): Promise<{ person: string; items: number }[]>;
   digest(viewerId: string, since: Date): Promise<ActivityDigest>;
-  /** Deletes one of the owner's items and its links; returns the subjects that could see it, or null if none. */
-  remove(ownerId: string, id: string): Promise<{ affectedSubjects: string[] } | null>;
 }

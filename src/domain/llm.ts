@@ -34,6 +34,11 @@ export interface LlmRequest {
   toolChoice?: { type: "auto" } | { type: "tool"; name: string };
   maxTokens: number;
   signal?: AbortSignal;
+  /**
+   * An opaque id of the end user the request is made for, which both providers ask for to detect abuse
+   * (Anthropic's metadata.user_id, OpenAI's safety_identifier): a hash, never the id itself.
+   */
+  endUserId?: string;
 }
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";

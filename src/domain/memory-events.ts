@@ -1,7 +1,12 @@
-/** What the workspace store tells the memory side when material changes. Implemented in db/ + do/. */
+/** What the workspace side tells the memory side when material changes. Wired in the composition root. */
+export type MaterialChangeCause = "ingest" | "delete";
+
 export interface MemoryEvents {
-  /** Items these subjects may see were created, updated or deleted: record it, then tell their agents. */
-  materialChanged(subjectIds: string[]): Promise<void>;
-  /** The change was already recorded in the same transaction as the items: only tell the agents. */
-  notifyAgents(subjectIds: string[]): Promise<void>;
+  /**
+   * Items these subjects may see were created, updated or deleted: recorded for every one of them; the
+   * agents of `notify` (by default all of them) are asked for a refresh, once each, for `cause`.
+   */
+  materialChanged(subjectIds: string[], cause: MaterialChangeCause, notify?: string[]): Promise<void>;
+  /** The change was already recorded in the same transaction as the items (ingest): only tell the agents. */
+  notifyAgents(subjectIds: string[], cause: MaterialChangeCause): Promise<void>;
 }

@@ -21,3 +21,72 @@ export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 export const RUN_STATUSES = ["queued", "running", "succeeded", "rejected", "failed"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The person whose memory it is is the "subject" in every layer; their id is a JWT `sub` of at most this many characters. */
+export const MAX_SUBJECT_ID_LENGTH = 255;
+
+export const isSubjectId = (value: unknown): value is string =>
+  typeof value === "string" && value.length > 0 && value.length <= MAX_SUBJECT_ID_LENGTH;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string): boolean => UUID.test(value);
+
+/** The phases of a subject's MemoryAgent (see memory/run-schedule.ts). */
+export const AGENT_PHASES = ["idle", "scheduled", "running", "backoff", "exhausted"] as const;
+export type AgentPhase = (typeof AGENT_PHASES)[number];
+
+/** What the memories row says about the subject's memory. */
+export const MEMORY_STATUSES = ["none", "generating", "ready", "failed", "unavailable"] as const;
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+
+/** Why a run did not produce a memory: the ledger's error_code, the agent's last error. */
+export const RUN_ERROR_CODES = [
+  // the provider (LlmError codes)
+  "llm_rate_limited",
+  "llm_overloaded",
+  "llm_server_error",
+  "llm_timeout",
+  "llm_connection",
+  "llm_auth",
+  "llm_bad_request",
+  "llm_bad_response",
+  // budgets (not retryable)
+  "budget_turns",
+  "budget_tool_calls",
+  "budget_tokens",
+  "budget_wall_time",
+  // the draft and the judge
+  "no_memory_block",
+  "judge_invalid_verdict",
+  "judge_rejected",
+  // the run itself
+  "aborted",
+  "run_interrupted",
+  "cited_item_deleted",
+  "database_unavailable",
+  "internal_error",
+  // generation cannot happen at all
+  "llm_not_configured",
+  "generation_unavailable",
+] as const;
+export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
+
+/** Codes meaning no generator can run (configuration), not that a run went wrong. */
+export const UNAVAILABLE_CODES: readonly RunErrorCode[] = ["llm_not_configured", "generation_unavailable"];
+
+export const isRunErrorCode = (value: unknown): value is RunErrorCode =>
+  typeof value === "string" && (RUN_ERROR_CODES as readonly string[]).includes(value);
+
+/** Why the checks or the judge dropped a statement from a draft that was then accepted without it. */
+export interface DroppedStatement {
+  section: string;
+  text: string;
+  reason: string;
+}
+
+/** What salvage kept and dropped of a draft (recorded in the ledger as `salvaged`). */
+export interface Salvage {
+  kept: number;
+  dropped: number;
+  statements: DroppedStatement[];
+}

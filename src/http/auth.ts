@@ -11,6 +11,7 @@ import type { HonoJsonWebKey } from "hono/utils/jwt/jws";
 import type { JWTPayload } from "hono/utils/jwt/types";
 import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
+import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
 import type { AppEnv, Caller, Scope } from "./context";
 import { textProblem } from "./safe-text";
 
@@ -19,7 +20,6 @@ const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
 const JWKS_TTL_MS = 10 * 60_000;
 /** An unknown `kid` refetches the key set at most this often (key rotation without a fetch storm). */
 const JWKS_REFETCH_MIN_MS = 30_000;
-const MAX_SUBJECT_LENGTH = 255;
 
 export interface AuthenticateOptions {
   /** Where the auth settings come from; defaults to the request's parsed config. */
@@ -128,7 +128,7 @@ function callerFrom(c: Context<AppEnv>, payload: JWTPayload): Caller {
   if (
     typeof sub !== "string" ||
     sub.trim() === "" ||
-    sub.length > MAX_SUBJECT_LENGTH ||
+    sub.length > MAX_SUBJECT_ID_LENGTH ||
     textProblem(sub) !== null
   ) {
     throw unauthorized(c, "Token has no usable subject");

@@ -73,6 +73,7 @@ function toParams(model: string, request: LlmRequest): MessageCreateParamsNonStr
     system: request.system,
     messages: request.messages.map(toMessageParam),
   };
+  if (request.endUserId) params.metadata = { user_id: request.endUserId };
   if (request.tools && request.tools.length > 0) {
     params.tools = request.tools.map((tool) => ({
       name: tool.name,

@@ -84,6 +84,7 @@ function toParams(
   for (const message of request.messages) messages.push(...toMessageParams(message));
   const params: ChatCompletionCreateParamsNonStreaming = { model, messages };
   params[tokenLimitField] = request.maxTokens;
+  if (request.endUserId) params.safety_identifier = request.endUserId;
   if (request.tools && request.tools.length > 0) {
     params.tools = request.tools.map((tool) => ({
       type: "function",

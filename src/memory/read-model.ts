@@ -3,7 +3,7 @@
  * can happen at all is the MemoryAgent's call: it records "unavailable" or "failed" in the row.
  */
 import type { ErrorCode } from "../domain/errors";
-import type { Citation, CurrentMemory } from "./memory-store";
+import type { Citation, CurrentMemory } from "./memory-reader";
 
 /** Retry-After for "generating": a first memory usually takes tens of seconds; poll gently. */
 export const GENERATING_RETRY_AFTER_SECONDS = 5;

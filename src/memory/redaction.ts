@@ -1,7 +1,7 @@
 /** Redaction: what a memory version becomes once some of the items it cites are deleted. */
 import type { Statement } from "../domain/memory";
 import { renderMemory, withoutCitationsOf } from "../domain/memory-render";
-import type { RedactedVersion } from "./memory-store";
+import type { RedactedVersion } from "./erasure-store";
 
 export interface CitingVersion {
   id: string;

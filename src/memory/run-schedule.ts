@@ -9,11 +9,11 @@
  *   running with an expired lease (the object was evicted mid-run) --alarm--> running again (new run id)
  *   exhausted --new material, sweep or manual refresh--> scheduled; reads leave it alone.
  */
-import type { RunTrigger } from "../domain/memory";
+import { type AgentPhase, type RunErrorCode, type RunTrigger, UNAVAILABLE_CODES } from "../domain/memory";
 
 export type RefreshReason = RunTrigger;
 
-export type Phase = "idle" | "scheduled" | "running" | "backoff" | "exhausted";
+export type Phase = AgentPhase;
 
 export interface ActiveRun {
   id: string;
@@ -27,7 +27,7 @@ export interface ActiveRun {
 }
 
 export interface RunError {
-  code: string;
+  code: RunErrorCode;
   message: string;
 }
 
@@ -64,10 +64,12 @@ export type RefreshAnswer =
   | { status: "scheduled"; runAt: number }
   | { status: "running"; runId: string }
   | { status: "fresh"; freshAsOf: number }
-  | { status: "failing"; code: string }
+  | { status: "failing"; code: RunErrorCode | "generation_failing" }
   | { status: "refused"; retryAfterMs: number }
   /** No generator can run (e.g. no LLM configured): nothing was scheduled. */
-  | { status: "unavailable"; code: "llm_not_configured" | "generation_unavailable"; message: string };
+  | { status: "unavailable"; code: "llm_not_configured" | "generation_unavailable"; message: string }
+  /** The subject was erased after this request was sent: nothing was scheduled. */
+  | { status: "erased" };
 
 export interface Transition {
   state: AgentState;
@@ -86,12 +88,10 @@ export type RunOutcome =
   | { kind: "unchanged" }
   | { kind: "rejected" | "failed"; error: RunError; retryable: boolean; retryAfterMs?: number };
 
-/** Error codes meaning "no generator", not "generation went wrong". */
-export const UNAVAILABLE_CODES: readonly string[] = ["llm_not_configured", "generation_unavailable"];
-
 /** An agent that gave up only because no generator was configured may start again once one is. */
 export function reopenIfGeneratorReturned(state: AgentState): AgentState {
-  if (state.phase !== "exhausted" || !UNAVAILABLE_CODES.includes(state.lastError?.code ?? "")) return state;
+  if (state.phase !== "exhausted" || !(state.lastError && UNAVAILABLE_CODES.includes(state.lastError.code)))
+    return state;
   return { ...state, phase: "idle", failures: 0, lastError: null };
 }
 

@@ -2,7 +2,7 @@
  * The sweep's hand-over to MemoryAgents, directly or through a queue: the queue message, how subject ids
  * are packed into messages and sends, and the dispatch both the sweep and the queue consumer use.
  */
-import type { MemoryAgents } from "./memory-agents";
+import type { MemoryAgents } from "./memory-agents-port";
 
 /** One queue message: subjects to hand to their agents, with the sweep's start and spread window. */
 export interface SweepMessage {

@@ -1,12 +1,3 @@
-/**
- * Helpers for the end-to-end generation tests: the real worker, the real MemoryAgent with its real
- * generator (no generatorFactory override), the real SDK adapters and the fake LLM server's policies.
- *
- * The only seam used is the agent's clock, set a year ahead of real time so its alarms never fire by
- * themselves: each run happens exactly when a test runs the alarm (runDurableObjectAlarm, no sleeping).
- */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import {
   type ApiItem,
@@ -15,13 +6,11 @@ import {
   type DemoWorkspace,
   demoWorkspace,
 } from "../../fixtures/demo-workspace";
-import type { MemoryAgent } from "../../src/do/memory-agent";
-import type { Env } from "../../src/env";
-import type { RunRecord, VersionSummary } from "../../src/memory/memory-store";
+import type { RunRecord, VersionSummary } from "../../src/memory/memory-reader";
 import { newUserId } from "./auth";
 import { FakeClock } from "./fakes/fake-clock";
 import { call, json } from "./items";
-import { agentStub, fetchSettled, ingestSettled, runAlarm, services } from "./memory-agent";
+import { fetchSettled, ingestSettled, overrideAgentOf, runAlarm, services, testDb } from "./memory-agent";
 import { contentWords, wordForms } from "./node/fake-llm/text";
 
 export const MINUTE = 60_000;
@@ -64,20 +53,14 @@ export interface ServedItem {
   participants: string[];
 }
 
-/** Replaces the agent's clock on its live instance (nothing else: its generator is the real one). */
+/** Gives the agent a clock of the test's (nothing else: its generator is the real one). */
 export async function setAgentClock(subjectId: string, clock: FakeClock): Promise<void> {
-  await runInDurableObject(agentStub(subjectId), (agent: MemoryAgent) => {
-    agent.clock = clock;
-  });
+  overrideAgentOf(subjectId, { clock });
 }
 
-/** Replaces the agent's configuration (e.g. a shorter LLM timeout); everything else stays real. */
+/** Gives the agent other settings (e.g. a shorter LLM timeout); everything else stays real. */
 export async function setAgentEnv(subjectId: string, overrides: Record<string, string>): Promise<void> {
-  const patched = { ...(env as Env), ...overrides } as Env;
-  await runInDurableObject(agentStub(subjectId), async (agent: MemoryAgent) => {
-    const build = agent.servicesFactory;
-    agent.servicesFactory = () => build(patched);
-  });
+  overrideAgentOf(subjectId, { env: overrides });
 }
 
 export interface DemoSubject {
@@ -177,7 +160,7 @@ export async function forcedRefresh(userId: string, clock: FakeClock): Promise<v
  * clocks agreed, so that what arrives afterwards is "new since the previous memory".
  */
 export async function backdateMemory(userId: string, at: Date): Promise<void> {
-  await services().db.execute(
+  await testDb().execute(
     sql`update memories set generated_at = ${at.toISOString()}::timestamptz where subject_id = ${userId}`,
   );
 }

@@ -1,7 +1,8 @@
 /**
  * A small client of the fake LLM server's control API, for tests running in workerd. Key every script
- * and fault by something unique to the test (the subject id: the agent's system prompt holds
- * "Subject: <id>"), so tests running at the same time never see each other's turns.
+ * and fault by something unique to the test that the request carries anyway (the run's end-user id,
+ * endUserIdOf(subjectId), on every generator and judge request), so tests running at the same time never
+ * see each other's turns.
  *
  *   const llm = fakeLlm();
  *   const script = await llm.script(subjectId, [{ toolCalls: [...] }, { text: "<memory>...</memory>" }]);

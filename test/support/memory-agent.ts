@@ -9,9 +9,12 @@ import {
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { buildServices, type Services } from "../../src/composition";
+import { configFor } from "../../src/config/config";
+import { createDb, type Db } from "../../src/db/client";
+import { createPgRunLedger } from "../../src/db/pg-run-ledger";
 import type { MemoryAgent } from "../../src/do/memory-agent";
-import { agentName } from "../../src/do/memory-agents";
-import type { GenerationRequest, GenerationResult, Generator } from "../../src/domain/generation";
+import { agentName } from "../../src/do/memory-agent-client";
+import type { Generator } from "../../src/domain/generation";
 import { emptyStats } from "../../src/domain/generation";
 import type { Statement } from "../../src/domain/memory";
 import { renderMemory } from "../../src/domain/memory-render";
@@ -19,103 +22,37 @@ import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { bearer, READ_WRITE } from "./auth";
 import { FakeClock } from "./fakes/fake-clock";
+import { type AgentOverrides, overrideAgent } from "./worker-under-test";
 
-export type Step =
-  | { kind: "accept"; statements: Statement[] }
-  | { kind: "fail"; code: string; retryable: boolean }
-  | { kind: "reject"; reason: string }
-  /** Waits until release() is called, then follows the next step. */
-  | { kind: "block" };
+export { FakeGenerator, type Step } from "./fakes/fake-generator";
 
-/**
- * A Generator driven by a script of steps; records every request. A blocking step waits for release(),
- * which must be called inside the agent (see releaseGenerator): promises do not cross objects.
- */
-export class FakeGenerator implements Generator {
-  readonly requests: GenerationRequest[] = [];
-  private readonly script: Step[];
-  private released = false;
-  private wake: (() => void) | null = null;
-
-  constructor(...steps: Step[]) {
-    this.script = steps;
-  }
-
-  push(...steps: Step[]): void {
-    this.script.push(...steps);
-  }
-
-  release(): void {
-    this.released = true;
-    this.wake?.();
-  }
-
-  async generate(request: GenerationRequest): Promise<GenerationResult> {
-    this.requests.push(request);
-    let step = this.script.shift();
-    if (step?.kind === "block") {
-      if (!this.released) {
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-        });
-      }
-      this.released = false;
-      this.wake = null;
-      step = this.script.shift();
-    }
-    if (!step) throw new Error("FakeGenerator: no step left in the script");
-    switch (step.kind) {
-      case "accept":
-        return {
-          outcome: "accepted",
-          markdown: renderMemory(step.statements).markdown,
-          statements: step.statements,
-          generatorModel: "fake:generator",
-          judgeModel: "fake:judge",
-          verdict: { accepted: true, reason: "supported", unsupported: [] },
-          stats: { ...emptyStats(), turns: 2, toolCalls: 3 },
-        };
-      case "fail":
-        return {
-          outcome: "failed",
-          errorCode: step.code,
-          errorMessage: `fake ${step.code}`,
-          retryable: step.retryable,
-          stats: emptyStats(),
-        };
-      case "reject":
-        return {
-          outcome: "rejected",
-          verdict: { accepted: false, reason: step.reason, unsupported: [0] },
-          reason: step.reason,
-          stats: emptyStats(),
-        };
-      default:
-        throw new Error("FakeGenerator: two blocking steps in a row");
-    }
-  }
-}
+import type { FakeGenerator } from "./fakes/fake-generator";
 
 export const services = (): Services => buildServices(env as Env);
+
+/** The test database, for set-up and checks the service's ports do not offer. */
+export const testDb = (): Db => createDb(configFor(env as Env));
 
 export function agentStub(subjectId: string) {
   return env.MEMORY_AGENT.get(env.MEMORY_AGENT.idFromName(agentName(subjectId)));
 }
 
+/** The Durable Object id of the subject's agent, as the test worker's registry keys it. */
+export const agentObjectId = (subjectId: string): string =>
+  env.MEMORY_AGENT.idFromName(agentName(subjectId)).toString();
+
+/** Registers test collaborators for the subject's agent (see test/support/worker-under-test.ts). */
+export const overrideAgentOf = (subjectId: string, change: AgentOverrides): void =>
+  overrideAgent(agentObjectId(subjectId), change);
+
 /**
- * Replaces the agent's seams on its live instance: the generator and a clock a year ahead of real time, so
- * the object's alarms never fire by themselves and each run happens exactly when a test runs the alarm.
+ * Gives the subject's agent (through its constructor's injected deps) a generator and a clock a year ahead
+ * of real time, so the object's alarms never fire by themselves and each run happens exactly when a test
+ * runs the alarm.
  */
 export async function installAgent(subjectId: string, generator: Generator | null, clock = futureClock()) {
-  const stub = agentStub(subjectId);
-  await runInDurableObject(stub, (agent: MemoryAgent) => {
-    agent.clock = clock;
-    agent.generatorFactory = () =>
-      generator
-        ? { kind: "ready", generator }
-        : { kind: "unavailable", code: "llm_not_configured", message: "no LLM in this test" };
-  });
-  return { stub, clock };
+  overrideAgentOf(subjectId, { clock, generator });
+  return { stub: agentStub(subjectId), clock };
 }
 
 export const futureClock = () => new FakeClock(new Date(Date.now() + 365 * 24 * 3600_000));
@@ -131,6 +68,15 @@ export async function untilRunning(subjectId: string): Promise<void> {
     if ((await agentStub(subjectId).status()).phase === "running") return;
   }
   throw new Error("the agent never started its run");
+}
+
+/** Waits, by asking the agent, until its run has called the generator (bounded; no timers). */
+export async function untilGenerating(subjectId: string, generator: FakeGenerator): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (generator.requests.length > 0) return;
+    await agentStub(subjectId).status();
+  }
+  throw new Error("the agent's run never called its generator");
 }
 
 /** Runs the agent's alarm now (whatever time it is set for). */
@@ -187,7 +133,7 @@ export async function seedMemory(
   statements: Statement[],
   options: { generatedAt: Date; materialChangedAt?: Date | null },
 ): Promise<string> {
-  const store = services().memoryStore;
+  const store = createPgRunLedger(testDb());
   const run = {
     id: crypto.randomUUID(),
     subjectId,
@@ -208,6 +154,7 @@ export async function seedMemory(
       judgeModel: "seed:judge",
       verdict: { accepted: true, reason: "seeded", unsupported: [] },
       generatedAt: options.generatedAt,
+      salvaged: null,
     },
     emptyStats(),
     options.generatedAt,
@@ -219,8 +166,7 @@ export async function seedMemory(
 }
 
 export async function setMaterialChangedAt(subjectId: string, at: Date | null): Promise<void> {
-  const { db } = services();
-  await db.execute(
+  await testDb().execute(
     sql`update memories set material_changed_at = ${at ? at.toISOString() : null}::timestamptz where subject_id = ${subjectId}`,
   );
 }

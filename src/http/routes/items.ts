@@ -1,7 +1,7 @@
 /** The workspace store's HTTP API: batch ingest, search, read and delete, all scoped to the caller. */
 import { Hono } from "hono";
-import { isUuid } from "../../db/cursor";
 import { notFound } from "../../domain/errors";
+import { isUuid } from "../../domain/memory";
 import { deleteItemWithRedaction } from "../../memory/deletion";
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
@@ -15,7 +15,7 @@ export const itemsRoutes = new Hono<AppEnv>()
     const inputs = parseIngestBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
     const { items, memoryEvents } = c.get("services");
     const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").userId, inputs);
-    await memoryEvents.notifyAgents(affectedSubjects);
+    await memoryEvents.notifyAgents(affectedSubjects, "ingest");
     return c.json({ items: outcomes });
   })
 

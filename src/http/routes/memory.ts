@@ -1,6 +1,7 @@
 /** The caller's memory: GET /memory (one indexed query, never through the Durable Object), history, refresh. */
 import { Hono } from "hono";
 import { AppError, notFound } from "../../domain/errors";
+import { isUuid } from "../../domain/memory";
 import {
   decideRead,
   emptyBody,
@@ -14,7 +15,6 @@ import {
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
@@ -27,11 +27,11 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const { memoryStore, memoryAgents, items, config, clock, defer } = c.get("services");
+    const { memoryReader, memoryAgents, items, config, clock, defer } = c.get("services");
     const subjectId = c.get("caller").userId;
     const canSeeAnyItem = async () => (await items.search(subjectId, { limit: 1 })).items.length > 0;
     const read = async (): Promise<ReadDecision> =>
-      decideRead(await memoryStore.current(subjectId), {
+      decideRead(await memoryReader.current(subjectId), {
         now: clock.now(),
         ttlMs: config.memory.ttlMs,
       });
@@ -70,7 +70,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/runs", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryStore.runs(c.get("caller").userId, {
+    const page = await c.get("services").memoryReader.runs(c.get("caller").userId, {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -78,7 +78,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/versions", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryStore.versions(c.get("caller").userId, {
+    const page = await c.get("services").memoryReader.versions(c.get("caller").userId, {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -87,8 +87,8 @@ export const memoryRoutes = new Hono<AppEnv>()
 
   .get("/versions/:id", requireScope("memory:read"), async (c) => {
     const id = c.req.param("id");
-    const version = UUID.test(id)
-      ? await c.get("services").memoryStore.version(c.get("caller").userId, id)
+    const version = isUuid(id)
+      ? await c.get("services").memoryReader.version(c.get("caller").userId, id)
       : null;
     if (!version) throw notFound("Memory version");
     return c.json(version);

@@ -91,6 +91,8 @@ export function parseAnthropicRequest(body: unknown): NeutralRequest | WireError
     tools,
     toolChoice,
     maxTokens: body.max_tokens as number,
+    endUser:
+      isRecord(body.metadata) && typeof body.metadata.user_id === "string" ? body.metadata.user_id : null,
   };
 }
 

@@ -127,6 +127,12 @@ export function parseOpenAiRequest(body: unknown): NeutralRequest | WireError {
     tools,
     toolChoice,
     maxTokens: typeof limit === "number" ? limit : null,
+    endUser:
+      typeof body.safety_identifier === "string"
+        ? body.safety_identifier
+        : typeof body.user === "string"
+          ? body.user
+          : null,
   };
 }
 

@@ -52,8 +52,9 @@ export type FakeFault =
 export type FakeTurn = FakeReply | { fault: FakeFault };
 
 /**
- * Which requests a script or fault applies to. `match` must occur in the request's system prompt or
- * messages (the agent puts "Subject: <id>" in its system prompt). `role` narrows it: "judge" requests
+ * Which requests a script or fault applies to. `match` must occur in the request's system prompt, its
+ * messages or its end-user identifier (what a real request carries anyway: the agent's first message names
+ * the subject; every request of a run carries endUserIdOf(subject)). `role` narrows it: "judge" requests
  * are those offering the submit_verdict tool, "generator" all others.
  */
 export interface FakeSelector {
@@ -90,6 +91,8 @@ export interface NeutralRequest {
   tools: { name: string; description: string; schema: unknown }[];
   toolChoice: { type: "auto" | "any" | "none" | "tool"; name?: string } | null;
   maxTokens: number | null;
+  /** The provider's end-user identifier (Anthropic metadata.user_id, OpenAI safety_identifier or user). */
+  endUser: string | null;
 }
 
 export interface RecordedRequest {

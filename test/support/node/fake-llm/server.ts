@@ -130,7 +130,7 @@ async function provider(state: FakeLlmState, which: Provider, req: IncomingMessa
   }
   const request = parsed;
   const role = request.tools.some((t) => t.name === JUDGE_TOOL) ? "judge" : "generator";
-  const selected = { text: requestText(request), role } as const;
+  const selected = { text: `${requestText(request)}\n${request.endUser ?? ""}`, role } as const;
 
   const closed = new AbortController();
   res.on("close", () => closed.abort());

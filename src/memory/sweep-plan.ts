@@ -7,8 +7,7 @@
  * resume key is saved and the next invocation goes on from there instead of starting over.
  */
 import type { Clock } from "../domain/clock";
-import type { MemoryAgents } from "./memory-agents";
-import type { MemoryStore } from "./memory-store";
+import type { MemoryAgents } from "./memory-agents-port";
 import {
   dispatchToAgents,
   type FanOutLimits,
@@ -16,6 +15,7 @@ import {
   type SweepQueue,
   worstCaseSends,
 } from "./sweep-fanout";
+import type { SweepSource } from "./sweep-source";
 
 /** Where an unfinished sweep resumes (null: from the beginning). */
 export interface SweepCursorStore {
@@ -61,7 +61,7 @@ export interface SweepReport {
 }
 
 export interface SweepDeps {
-  store: Pick<MemoryStore, "sweepPage">;
+  store: SweepSource;
   agents: Pick<MemoryAgents, "requestRefresh">;
   queue: SweepQueue;
   cursor: SweepCursorStore;

@@ -1,11 +1,10 @@
 /** The Cron Trigger's handler: one bounded sweep, reported as one structured log line. */
 import { buildServices } from "../composition";
-import { createSweepCursorStore } from "../db/sweep-cursor";
+import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
 import type { Env } from "../env";
-import { type SweepReport, sweep } from "../memory/sweep";
 import type { FanOutLimits } from "../memory/sweep-fanout";
+import { type SweepReport, sweep } from "../memory/sweep-plan";
 import { MAX_IDS_PER_MESSAGE } from "./sweep-consumer";
-import { createSweepQueue } from "./sweep-queue";
 
 /**
  * Subrequests one invocation may spend: every page, cursor read or write is one database round trip,
@@ -17,8 +16,6 @@ export const SUBREQUEST_BUDGET = 1000;
 /** Kept for the log line and anything the runtime itself counts. */
 const RESERVED_SUBREQUESTS = 10;
 const DISPATCH_CONCURRENCY = 20;
-/** Subject ids are JWT `sub` claims of at most this many characters (src/http/auth.ts). */
-const MAX_SUBJECT_LENGTH = 255;
 /** Cloudflare Queues: 128 KB a message, 100 messages and 256 KB a sendBatch; kept with a margin. */
 export const FAN_OUT_LIMITS: FanOutLimits = {
   idsPerMessage: MAX_IDS_PER_MESSAGE,
@@ -36,10 +33,10 @@ export async function runSweep(
   const maxRoundTrips = Math.max(4, SUBREQUEST_BUDGET - RESERVED_SUBREQUESTS - config.sweep.maxDispatch);
   const report = await sweep(
     {
-      store: services.memoryStore,
+      store: services.sweepSource,
       agents: services.memoryAgents,
-      queue: createSweepQueue(env.SWEEP_QUEUE),
-      cursor: createSweepCursorStore(services.db),
+      queue: services.sweepQueue,
+      cursor: services.sweepCursor,
       clock: services.clock,
     },
     {
@@ -50,7 +47,7 @@ export async function runSweep(
       spreadMs: config.sweep.spreadMs,
       concurrency: DISPATCH_CONCURRENCY,
       fanOut: FAN_OUT_LIMITS,
-      maxSubjectIdLength: MAX_SUBJECT_LENGTH,
+      maxSubjectIdLength: MAX_SUBJECT_ID_LENGTH,
     },
   );
   console.log(

@@ -1,6 +1,8 @@
 /** Opaque keyset cursors for search pages: base64url of the last row's sort key. */
 import { AppError } from "../domain/errors";
 import { isStorableInstant } from "../domain/instants";
+import { isUuid } from "../domain/memory";
+import { fromBase64Url, toBase64Url } from "./base64url";
 
 export interface SearchCursor {
   /** ts_rank_cd of the last row when the search has a query; absent when ordered by time only. */
@@ -8,8 +10,6 @@ export interface SearchCursor {
   occurredAt: Date;
   id: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function encodeCursor(cursor: SearchCursor): string {
   const json = JSON.stringify({ r: cursor.rank, t: cursor.occurredAt.toISOString(), i: cursor.id });
@@ -27,19 +27,10 @@ export function decodeCursor(text: string, ranked: boolean): SearchCursor {
   }
   const { r, t, i } = (parsed ?? {}) as { r?: unknown; t?: unknown; i?: unknown };
   const occurredAt = typeof t === "string" ? new Date(t) : new Date(Number.NaN);
-  if (!isStorableInstant(occurredAt) || typeof i !== "string" || !UUID.test(i)) throw invalid();
+  if (!isStorableInstant(occurredAt) || typeof i !== "string" || !isUuid(i)) throw invalid();
   if (ranked !== isRank(r)) throw invalid();
   return ranked ? { rank: r as number, occurredAt, id: i } : { occurredAt, id: i };
 }
 
 /** A value ts_rank_cd can produce and Postgres' `real` can hold (no overflow, no underflow). */
 const isRank = (r: unknown): r is number => typeof r === "number" && (r === 0 || (r >= 1e-30 && r <= 1e30));
-
-export const isUuid = (value: string): boolean => UUID.test(value);
-
-/** Unpadded base64url of a (Latin-1) string, the shape every opaque cursor takes. */
-export const toBase64Url = (text: string): string =>
-  btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-
-/** Inverse of toBase64Url; throws on text that is not base64. */
-export const fromBase64Url = (text: string): string => atob(text.replace(/-/g, "+").replace(/_/g, "/"));

@@ -1,13 +1,14 @@
 /** The port to the subjects' MemoryAgent Durable Objects, as the HTTP routes, ingest and the sweep see it. */
+import type { AgentPhase, RunErrorCode } from "../domain/memory";
 import type { RefreshAnswer, RefreshReason } from "./run-schedule";
 
 export interface AgentStatus {
   subjectId: string | null;
-  phase: "idle" | "scheduled" | "running" | "backoff" | "exhausted";
+  phase: AgentPhase;
   nextRunAt: string | null;
   runId: string | null;
   attempts: number;
-  lastError: { code: string; message: string } | null;
+  lastError: { code: RunErrorCode; message: string } | null;
 }
 
 export interface RefreshOptions {
@@ -15,6 +16,11 @@ export interface RefreshOptions {
   notBefore?: number;
   /** The reader found no memory in the database: a run is needed whatever the object remembers. */
   memoryMissing?: boolean;
+  /**
+   * When the request was sent (ms since epoch), stamped by the client: an agent erased at or after this
+   * instant ignores it (an erase is final for everything sent before it).
+   */
+  sentAt?: number;
 }
 
 export interface MemoryAgents {
@@ -23,6 +29,9 @@ export interface MemoryAgents {
   /** POST /memory/refresh: a run now, unless inside the min interval or a backoff ("refused"). */
   forceRefresh(subjectId: string): Promise<RefreshAnswer>;
   status(subjectId: string): Promise<AgentStatus>;
-  /** Drops the object's state and alarm (DELETE /me). */
-  forget(subjectId: string): Promise<void>;
+  /**
+   * DELETE /me: the object aborts its run, waits for writes in flight, drops its state and alarm, and
+   * keeps a tombstone at `erasedAt` so nothing sent before the erase starts again.
+   */
+  forget(subjectId: string, erasedAt: number): Promise<void>;
 }

@@ -1,0 +1,89 @@
+/** The memory read model's port: what GET /memory, the history and the ledger listing read (Postgres in db/pg-memory-reader.ts). */
+import type { RunStats } from "../domain/generation";
+import type { ItemKind } from "../domain/items";
+import type {
+  MemoryStatus,
+  RunErrorCode,
+  RunStatus,
+  RunTrigger,
+  Salvage,
+  Statement,
+  Verdict,
+} from "../domain/memory";
+
+/** One cited item as served: metadata is null when the item is gone or no longer visible to the subject. */
+export interface Citation {
+  id: string;
+  kind: ItemKind | null;
+  title: string | null;
+  occurredAt: string | null;
+}
+
+/** Everything GET /memory needs, read in one indexed query. */
+export interface CurrentMemory {
+  subjectId: string;
+  status: MemoryStatus;
+  errorCode: RunErrorCode | null;
+  checkedAt: Date | null;
+  version: {
+    id: string;
+    markdown: string;
+    statements: Statement[];
+    generatedAt: Date;
+    redactedAt: Date | null;
+    citations: Citation[];
+  } | null;
+}
+
+export interface VersionSummary {
+  id: string;
+  createdAt: Date;
+  runId: string | null;
+  generatorModel: string;
+  judgeModel: string;
+  statementCount: number;
+  redactedAt: Date | null;
+  current: boolean;
+}
+
+export interface VersionDetail extends VersionSummary {
+  markdown: string;
+  statements: Statement[];
+  verdict: Verdict;
+  citations: Citation[];
+}
+
+export interface RunRecord {
+  id: string;
+  trigger: RunTrigger;
+  status: RunStatus;
+  attempt: number;
+  queuedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  turns: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  usage: RunStats["usage"];
+  verdict: Verdict | null;
+  outcome: string | null;
+  errorCode: RunErrorCode | null;
+  errorMessage: string | null;
+  versionId: string | null;
+  /** Statements the run dropped from its draft (and why) before the memory was accepted; null if none. */
+  salvaged: Salvage | null;
+}
+
+export interface Page<T> {
+  entries: T[];
+  nextCursor: string | null;
+}
+
+export interface MemoryReader {
+  /** Memory row + current version + its citations' item metadata: one indexed query. Null if no row. */
+  current(subjectId: string): Promise<CurrentMemory | null>;
+  runs(subjectId: string, options: { limit: number; cursor?: string }): Promise<Page<RunRecord>>;
+  versions(subjectId: string, options: { limit: number; cursor?: string }): Promise<Page<VersionSummary>>;
+  version(subjectId: string, versionId: string): Promise<VersionDetail | null>;
+}

@@ -1,0 +1,254 @@
+/**
+ * One run of a subject's memory, from the alarm to the ledger: the unchanged shortcut, the previous memory,
+ * generation, then the accepted memory or the ending, each write behind the RunGuard's fence. Written
+ * against ports (ledger, reader, agent state, clock), so it is tested with in-memory fakes; the MemoryAgent
+ * Durable Object only supplies them.
+ */
+import type { Clock } from "../domain/clock";
+import {
+  emptyStats,
+  type GenerationResult,
+  type GeneratorSource,
+  type PreviousMemory,
+} from "../domain/generation";
+import { type MemoryStatus, type RunErrorCode, UNAVAILABLE_CODES } from "../domain/memory";
+import { renderMemory } from "../domain/memory-render";
+import type { MemoryReader } from "./memory-reader";
+import type { RunGuard } from "./run-guard";
+import type { RunLedger, RunStart } from "./run-ledger";
+import {
+  type ActiveRun,
+  type AgentState,
+  INTERRUPTED,
+  onAlarm,
+  onFinish,
+  type RunOutcome,
+  type SchedulePolicy,
+} from "./run-schedule";
+
+/** The agent's own state, as the Durable Object keeps it (SQLite storage and its alarm). */
+export interface AgentStateStore {
+  load(): AgentState;
+  /** Saves the state and points the alarm at alarmAt(state) (or removes it). */
+  commit(state: AgentState): Promise<void>;
+}
+
+export type RunLog = (level: "warn" | "error", msg: string, subjectId: string, error: unknown) => void;
+
+export interface RunExecutionDeps {
+  ledger: RunLedger;
+  reader: Pick<MemoryReader, "current">;
+  /** Whether a generator can run, and which: decided by the composition root. */
+  generation(): GeneratorSource;
+  state: AgentStateStore;
+  guard: RunGuard;
+  clock: Clock;
+  policy: SchedulePolicy;
+  /** The generator is aborted this long before the lease runs out, so its ending is still recorded. */
+  leaseMarginMs: number;
+  /** Unique run ids (crypto.randomUUID in production). */
+  newRunId(): string;
+  log: RunLog;
+}
+
+/** The alarm: records a run whose lease expired, then starts the run that is due (if any). */
+export async function runAlarm(deps: RunExecutionDeps): Promise<void> {
+  const state = deps.state.load();
+  if (!state.subjectId) return;
+  const now = deps.clock.now().getTime();
+  const step = onAlarm(state, now, deps.policy, deps.newRunId());
+  if (step.interrupted) await recordInterrupted(deps, state.subjectId, step.interrupted, step.state, now);
+  await deps.state.commit(step.state);
+  if (step.kind === "start") await executeRun(deps, state.subjectId, step.run);
+}
+
+/** Runs `run` to its end. Writes nothing once the run no longer holds the agent (lease lost, or erased). */
+export async function executeRun(deps: RunExecutionDeps, subjectId: string, run: ActiveRun): Promise<void> {
+  const { ledger, guard } = deps;
+  const start = runStartOf(subjectId, run);
+  let result: GenerationResult;
+  try {
+    if (run.trigger === "read" || run.trigger === "sweep") {
+      // Nothing new since the current memory: confirm it, no run, no LLM call.
+      if ((await ledger.materialChangedSinceMemory(subjectId)) === false) {
+        const confirmed = await guard.write(run.id, () =>
+          ledger.confirmUnchanged(subjectId, deps.clock.now()),
+        );
+        if (confirmed.written) await finish(deps, run.id, { kind: "unchanged" });
+        return;
+      }
+    }
+    const source = deps.generation();
+    if (!(await guard.write(run.id, () => ledger.runStarted(start))).written) return;
+    result =
+      source.kind === "unavailable"
+        ? failedResult(source.code, source.message, false)
+        : await generate(deps, source.generator, subjectId, run);
+  } catch (error) {
+    deps.log("error", "run_error", subjectId, error);
+    // The message stays generic: a driver error's text can quote the query's parameters (the log has the cause).
+    result = failedResult(
+      "internal_error",
+      "The run failed unexpectedly; the service log has the cause.",
+      true,
+    );
+  } finally {
+    guard.release(run.id);
+  }
+  await record(deps, start, run, result);
+}
+
+async function generate(
+  deps: RunExecutionDeps,
+  generator: Extract<GeneratorSource, { kind: "ready" }>["generator"],
+  subjectId: string,
+  run: ActiveRun,
+): Promise<GenerationResult> {
+  const current = await deps.reader.current(subjectId);
+  const previous: PreviousMemory | null = current?.version
+    ? {
+        versionId: current.version.id,
+        markdown: current.version.markdown,
+        statements: current.version.statements,
+        generatedAt: current.version.generatedAt,
+      }
+    : null;
+  const timeoutMs = Math.max(1000, run.leaseUntil - run.startedAt - deps.leaseMarginMs);
+  const signal = deps.guard.signalFor(run.id, timeoutMs);
+  if (!deps.guard.allows(run.id)) return failedResult("aborted", "the run no longer holds its agent", false);
+  return generator.generate({ subjectId, runId: run.id, trigger: run.trigger, previous }, signal);
+}
+
+/** Writes the run's ending (the accepted memory, or why not) and moves the agent's schedule on. */
+async function record(deps: RunExecutionDeps, start: RunStart, run: ActiveRun, result: GenerationResult) {
+  const { ledger, guard } = deps;
+  const finishedAt = deps.clock.now();
+  try {
+    let ending: Exclude<GenerationResult, { outcome: "accepted" }>;
+    if (result.outcome === "accepted") {
+      const { markdown, citedIds } = renderMemory(result.statements);
+      const accepted = {
+        markdown,
+        statements: result.statements,
+        citedItemIds: citedIds,
+        generatorModel: result.generatorModel,
+        judgeModel: result.judgeModel,
+        verdict: result.verdict,
+        generatedAt: start.startedAt,
+        salvaged: result.salvaged,
+      };
+      const written = await guard.write(run.id, () =>
+        ledger.runAccepted(start, accepted, result.stats, finishedAt),
+      );
+      if (!written.written) return;
+      if (written.value.written) {
+        await finish(deps, run.id, { kind: "succeeded" });
+        return;
+      }
+      ending = failedResult(
+        "cited_item_deleted",
+        "an item the memory cites was deleted during the run",
+        true,
+      );
+    } else {
+      ending = result;
+    }
+    const outcome = outcomeOf(ending);
+    const next = onFinish(deps.state.load(), run.id, outcome, deps.clock.now().getTime(), deps.policy);
+    const ended = await guard.write(run.id, () =>
+      ledger.runEnded(start, {
+        status: ending.outcome === "rejected" ? "rejected" : "failed",
+        finishedAt,
+        stats: ending.stats,
+        verdict: ending.outcome === "rejected" ? ending.verdict : null,
+        outcome: ending.outcome === "rejected" ? "rejected" : "failed",
+        errorCode: outcome.error.code,
+        errorMessage: outcome.error.message,
+        memoryStatus: memoryStatusAfter(next),
+      }),
+    );
+    if (ended.written) await deps.state.commit(next);
+  } catch (error) {
+    // The ledger could not be written (database down): the schedule still moves on (backoff). The row left
+    // `running` is closed by the next run's start (RunLedger.runStarted closes older running rows).
+    deps.log("error", "run_record_failed", start.subjectId, error);
+    if (deps.state.load().run?.id !== run.id) return;
+    const message = "The run's outcome could not be recorded: the database did not answer.";
+    await finish(deps, run.id, {
+      kind: "failed",
+      error: { code: "database_unavailable", message },
+      retryable: true,
+    });
+  }
+}
+
+function outcomeOf(
+  ending: Exclude<GenerationResult, { outcome: "accepted" }>,
+): Exclude<RunOutcome, { kind: "succeeded" | "unchanged" }> {
+  return ending.outcome === "rejected"
+    ? { kind: "rejected", error: { code: "judge_rejected", message: ending.reason }, retryable: true }
+    : {
+        kind: "failed",
+        error: { code: ending.errorCode, message: ending.errorMessage },
+        retryable: ending.retryable,
+        retryAfterMs: ending.retryAfterMs,
+      };
+}
+
+async function finish(deps: RunExecutionDeps, runId: string, outcome: RunOutcome): Promise<void> {
+  const next = onFinish(deps.state.load(), runId, outcome, deps.clock.now().getTime(), deps.policy);
+  await deps.state.commit(next);
+}
+
+/** A run whose lease expired: its ledger row becomes failed; if that was the last attempt, say so. */
+async function recordInterrupted(
+  deps: RunExecutionDeps,
+  subjectId: string,
+  run: ActiveRun,
+  next: AgentState,
+  now: number,
+): Promise<void> {
+  const at = new Date(now);
+  const { code, message } = next.lastError ?? INTERRUPTED;
+  const write =
+    next.phase === "exhausted"
+      ? deps.ledger.runEnded(runStartOf(subjectId, run), {
+          status: "failed",
+          finishedAt: at,
+          stats: emptyStats(),
+          outcome: "interrupted",
+          errorCode: code,
+          errorMessage: message,
+          memoryStatus: memoryStatusAfter(next),
+        })
+      : deps.ledger.runInterrupted(run.id, subjectId, at, code, message);
+  await write.catch((error: unknown) => deps.log("warn", "ledger_write_failed", subjectId, error));
+}
+
+/** The ledger's view of a run the agent started. */
+export function runStartOf(subjectId: string, run: ActiveRun): RunStart {
+  return {
+    id: run.id,
+    subjectId,
+    trigger: run.trigger,
+    attempt: run.attempt,
+    queuedAt: new Date(run.requestedAt),
+    startedAt: new Date(run.startedAt),
+  };
+}
+
+/** What the memories row says after an unsuccessful run: still generating while retries remain. */
+export function memoryStatusAfter(
+  state: AgentState,
+): Extract<MemoryStatus, "generating" | "failed" | "unavailable"> {
+  if (state.phase !== "exhausted") return "generating";
+  return state.lastError && UNAVAILABLE_CODES.includes(state.lastError.code) ? "unavailable" : "failed";
+}
+
+function failedResult(
+  errorCode: RunErrorCode,
+  errorMessage: string,
+  retryable: boolean,
+): Extract<GenerationResult, { outcome: "failed" }> {
+  return { outcome: "failed", errorCode, errorMessage, retryable, stats: emptyStats() };
+}

@@ -1,0 +1,66 @@
+/** The runs ledger's port: what one run writes, from start to end (Postgres in db/pg-run-ledger.ts). */
+import type { RunStats } from "../domain/generation";
+import type { MemoryStatus, RunErrorCode, RunTrigger, Salvage, Statement, Verdict } from "../domain/memory";
+
+export interface RunStart {
+  id: string;
+  subjectId: string;
+  trigger: RunTrigger;
+  attempt: number;
+  queuedAt: Date;
+  startedAt: Date;
+}
+
+export interface AcceptedMemory {
+  markdown: string;
+  statements: Statement[];
+  citedItemIds: string[];
+  generatorModel: string;
+  judgeModel: string;
+  verdict: Verdict;
+  /** The moment research began: material changed after it is not in this memory. */
+  generatedAt: Date;
+  /** What was dropped from the draft before it was accepted, or null when nothing was. */
+  salvaged: Salvage | null;
+}
+
+/** How an unsuccessful run ends, and what the memories row should say about it. */
+export interface RunEnd {
+  status: "rejected" | "failed";
+  finishedAt: Date;
+  stats: RunStats;
+  verdict?: Verdict | null;
+  outcome: string;
+  errorCode: RunErrorCode;
+  errorMessage: string;
+  /** "generating" while retries remain, "failed" once they are exhausted, "unavailable" without an LLM. */
+  memoryStatus: Extract<MemoryStatus, "generating" | "failed" | "unavailable">;
+}
+
+export type AcceptResult =
+  | { written: true; versionId: string }
+  | { written: false; reason: "cited_item_deleted" };
+
+export interface RunLedger {
+  /** Whether material changed since the current memory was generated (the unchanged shortcut); null if none. */
+  materialChangedSinceMemory(subjectId: string): Promise<boolean | null>;
+  confirmUnchanged(subjectId: string, at: Date): Promise<void>;
+  /** The run's row (running) and the memories row (generating); closes any older row left running. */
+  runStarted(run: RunStart): Promise<void>;
+  /** New version + memories pointer + run row, in one atomic batch; refused if a cited item is gone. */
+  runAccepted(
+    run: RunStart,
+    memory: AcceptedMemory,
+    stats: RunStats,
+    finishedAt: Date,
+  ): Promise<AcceptResult>;
+  runEnded(run: RunStart, end: RunEnd): Promise<void>;
+  /** A run that never wrote an ending (its lease expired), recorded as failed. */
+  runInterrupted(
+    runId: string,
+    subjectId: string,
+    at: Date,
+    code: RunErrorCode,
+    message: string,
+  ): Promise<void>;
+}

@@ -1,0 +1,276 @@
+/**
+ * The run pipeline (memory/run-execution.ts) with in-memory fakes and a fixed clock: no workerd storage,
+ * no Postgres, no LLM. What the MemoryAgent's alarm does, step by step, and what it writes.
+ */
+import { describe, expect, it } from "vitest";
+import type { GeneratorSource } from "../src/domain/generation";
+import type { Statement } from "../src/domain/memory";
+import { renderMemory } from "../src/domain/memory-render";
+import { type AgentStateStore, type RunExecutionDeps, runAlarm } from "../src/memory/run-execution";
+import { RunGuard } from "../src/memory/run-guard";
+import {
+  type AgentState,
+  alarmAt,
+  initialState,
+  onRequest,
+  type RefreshReason,
+  type SchedulePolicy,
+} from "../src/memory/run-schedule";
+import { FakeClock } from "./support/fakes/fake-clock";
+import { FakeGenerator } from "./support/fakes/fake-generator";
+import { InMemoryRunLedger } from "./support/fakes/in-memory-run-ledger";
+
+const MIN = 60_000;
+const SUBJECT = "ada";
+const POLICY: SchedulePolicy = {
+  minIntervalMs: 60 * MIN,
+  ingestDebounceMs: 5 * MIN,
+  maxAttempts: 3,
+  retryBaseMs: MIN,
+  retryCapMs: 60 * MIN,
+  runLeaseMs: 15 * MIN,
+  ttlMs: 24 * 60 * MIN,
+};
+
+const say = (text: string, ...itemIds: string[]): Statement => ({ section: "Work", text, itemIds });
+
+function harness(generator: FakeGenerator | null) {
+  const clock = new FakeClock("2025-06-02T09:00:00.000Z");
+  const ledger = new InMemoryRunLedger();
+  ledger.items.add("i1").add("i2").add("i3");
+  let state: AgentState = { ...initialState(), subjectId: SUBJECT };
+  const store: AgentStateStore = {
+    load: () => state,
+    commit: async (next) => {
+      state = next;
+    },
+  };
+  let runs = 0;
+  const source: GeneratorSource = generator
+    ? { kind: "ready", generator }
+    : { kind: "unavailable", code: "llm_not_configured", message: "no LLM in this test" };
+  const deps: RunExecutionDeps = {
+    ledger,
+    reader: ledger,
+    generation: () => source,
+    state: store,
+    guard: new RunGuard((runId) => state.run?.id === runId),
+    clock,
+    policy: POLICY,
+    leaseMarginMs: 30_000,
+    newRunId: () => `run-${++runs}`,
+    log: () => {},
+  };
+  return {
+    clock,
+    ledger,
+    deps,
+    state: () => state,
+    setState: (next: AgentState) => {
+      state = next;
+    },
+    request(reason: RefreshReason, memoryMissing = true) {
+      state = onRequest(state, reason, clock.now().getTime(), POLICY, undefined, memoryMissing).state;
+    },
+    /** Moves the clock to the alarm's time and runs it. */
+    async alarm() {
+      const at = alarmAt(state);
+      if (at === null) throw new Error("no alarm is set");
+      clock.set(new Date(Math.max(at, clock.now().getTime())));
+      await runAlarm(deps);
+    },
+  };
+}
+
+describe("a run of the memory pipeline", () => {
+  it("writes an accepted memory rendered once from its statements, and leaves the agent idle", async () => {
+    const statements = [say("Leads payments", "i1"), say("Ships on 3 March", "i2", "i1")];
+    const h = harness(new FakeGenerator({ kind: "accept", statements }));
+    h.request("read");
+    await h.alarm();
+
+    expect(h.ledger.runs).toMatchObject([
+      { id: "run-1", trigger: "read", status: "succeeded", salvaged: null },
+    ]);
+    const [version] = h.ledger.versions;
+    expect(version).toMatchObject({ statements, citedItemIds: ["i1", "i2"], runId: "run-1" });
+    expect(version!.markdown).toBe(renderMemory(statements).markdown);
+    expect(version!.generatedAt).toEqual(h.clock.now());
+    expect(h.state()).toMatchObject({ phase: "idle", run: null, failures: 0 });
+    expect(alarmAt(h.state())).toBeNull();
+  });
+
+  it("gives the generator the previous memory on a refresh", async () => {
+    const generator = new FakeGenerator(
+      { kind: "accept", statements: [say("Leads payments", "i1")] },
+      { kind: "accept", statements: [say("Leads billing", "i2")] },
+    );
+    const h = harness(generator);
+    h.request("read");
+    await h.alarm();
+    h.clock.advance(2 * 60 * MIN);
+    h.request("manual");
+    await h.alarm();
+    expect(generator.requests[1]!.previous).toMatchObject({
+      versionId: h.ledger.versions[0]!.id,
+      statements: [say("Leads payments", "i1")],
+    });
+    expect(h.ledger.memories.get(SUBJECT)!.version!.statements).toEqual([say("Leads billing", "i2")]);
+  });
+
+  it("confirms an unchanged memory on a read without calling the generator or writing a run", async () => {
+    const generator = new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] });
+    const h = harness(generator);
+    h.request("read");
+    await h.alarm();
+    h.clock.advance(25 * 60 * MIN);
+    h.request("read", false);
+    await h.alarm();
+    expect(generator.requests).toHaveLength(1);
+    expect(h.ledger.runs).toHaveLength(1);
+    expect(h.ledger.memories.get(SUBJECT)!.checkedAt).toEqual(h.clock.now());
+    expect(h.state()).toMatchObject({ phase: "idle", freshAsOf: h.clock.now().getTime() });
+  });
+
+  it("records salvaged statements with the accepted memory", async () => {
+    const generator = new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] });
+    const h = harness(generator);
+    const salvaged = {
+      kept: 1,
+      dropped: 1,
+      statements: [{ section: "Work", text: "Owns X", reason: "cites E9" }],
+    };
+    generator.generate = async (request) => {
+      generator.requests.push(request);
+      return {
+        outcome: "accepted",
+        statements: [say("Leads payments", "i1")],
+        salvaged,
+        generatorModel: "g",
+        judgeModel: "j",
+        verdict: { accepted: true, reason: "ok", unsupported: [] },
+        stats: { turns: 1, toolCalls: 0, inputTokens: 0, outputTokens: 0, usage: {} },
+      };
+    };
+    h.request("manual");
+    await h.alarm();
+    expect(h.ledger.runs[0]).toMatchObject({ status: "succeeded", salvaged });
+    expect(h.ledger.versions[0]!.salvaged).toEqual(salvaged);
+  });
+
+  it("ends as failed llm_not_configured, and says unavailable, when no generator can run", async () => {
+    const h = harness(null);
+    h.request("read");
+    await h.alarm();
+    expect(h.ledger.runs).toMatchObject([{ status: "failed", errorCode: "llm_not_configured" }]);
+    expect(h.ledger.memories.get(SUBJECT)).toMatchObject({
+      status: "unavailable",
+      errorCode: "llm_not_configured",
+    });
+    expect(h.state()).toMatchObject({ phase: "exhausted" });
+  });
+
+  it("records a rejection and backs off, keeping the previous memory", async () => {
+    const h = harness(new FakeGenerator({ kind: "reject", reason: "statement 0 is unsupported" }));
+    h.request("manual");
+    await h.alarm();
+    expect(h.ledger.runs).toMatchObject([{ status: "rejected", errorCode: "judge_rejected" }]);
+    expect(h.ledger.memories.get(SUBJECT)).toMatchObject({ status: "generating", version: null });
+    expect(h.state()).toMatchObject({
+      phase: "backoff",
+      failures: 1,
+      nextRunAt: h.clock.now().getTime() + MIN,
+    });
+  });
+
+  it("fails the run as cited_item_deleted when an item it cites was deleted during the run", async () => {
+    const h = harness(new FakeGenerator({ kind: "accept", statements: [say("Owns X", "gone")] }));
+    h.request("manual");
+    await h.alarm();
+    expect(h.ledger.runs).toMatchObject([{ status: "failed", errorCode: "cited_item_deleted" }]);
+    expect(h.ledger.versions).toEqual([]);
+    expect(h.state()).toMatchObject({ phase: "backoff", lastError: { code: "cited_item_deleted" } });
+  });
+
+  it("moves on to a backoff when the ledger cannot be written, and the next run closes the row left running", async () => {
+    const generator = new FakeGenerator(
+      { kind: "fail", code: "llm_server_error", retryable: true },
+      { kind: "accept", statements: [say("Leads payments", "i1")] },
+    );
+    const h = harness(generator);
+    h.ledger.failNext("runEnded");
+    h.request("manual");
+    await h.alarm();
+    expect(h.state()).toMatchObject({ phase: "backoff", lastError: { code: "database_unavailable" } });
+    expect(h.ledger.runs).toMatchObject([{ id: "run-1", status: "running" }]);
+
+    await h.alarm();
+    expect(h.ledger.runs).toMatchObject([
+      { id: "run-1", status: "failed", errorCode: "run_interrupted" },
+      { id: "run-2", status: "succeeded" },
+    ]);
+  });
+
+  it("writes nothing for a run that no longer holds the agent when it ends", async () => {
+    const generator = new FakeGenerator(
+      { kind: "block" },
+      { kind: "accept", statements: [say("Leads", "i1")] },
+    );
+    const h = harness(generator);
+    h.request("manual");
+    const running = h.alarm();
+    await Promise.resolve();
+    while (generator.requests.length === 0) await new Promise<void>((r) => queueMicrotask(r));
+    // The lease was taken over (or the agent erased): the state no longer names this run.
+    h.setState({ ...h.state(), run: null, phase: "idle" });
+    generator.release();
+    await running;
+    expect(h.ledger.runs).toMatchObject([{ id: "run-1", status: "running" }]);
+    expect(h.ledger.versions).toEqual([]);
+    expect(h.ledger.calls).toEqual(["runStarted"]);
+  });
+
+  it("aborts generation and writes nothing once the guard is told to abort (an erase)", async () => {
+    const generator = new FakeGenerator({ kind: "block" });
+    const h = harness(generator);
+    h.request("manual");
+    const running = h.alarm();
+    while (generator.requests.length === 0) await new Promise<void>((r) => queueMicrotask(r));
+    h.setState({ ...initialState() });
+    await h.deps.guard.abortAndDrain("erased");
+    await running;
+    expect(generator.abortedRuns).toEqual(["run-1"]);
+    expect(h.ledger.calls).toEqual(["runStarted"]);
+    expect(h.state()).toEqual(initialState());
+  });
+
+  it("records a run whose lease expired as interrupted, then starts it again under a new id", async () => {
+    const generator = new FakeGenerator({ kind: "accept", statements: [say("Leads", "i1")] });
+    const h = harness(generator);
+    h.request("manual");
+    // The run began in an object that was then evicted: its state says running, its ledger row too.
+    const clockAt = h.clock.now().getTime();
+    const run = {
+      id: "evicted",
+      trigger: "manual" as const,
+      attempt: 1,
+      requestedAt: clockAt,
+      startedAt: clockAt,
+      leaseUntil: clockAt + 15 * MIN,
+    };
+    await h.ledger.runStarted({
+      id: run.id,
+      subjectId: SUBJECT,
+      trigger: "manual",
+      attempt: 1,
+      queuedAt: h.clock.now(),
+      startedAt: h.clock.now(),
+    });
+    h.setState({ ...h.state(), phase: "running", run, nextRunAt: null });
+    await h.alarm();
+    expect(h.ledger.runs).toMatchObject([
+      { id: "evicted", status: "failed", errorCode: "run_interrupted" },
+      { id: "run-1", status: "succeeded", attempt: 2 },
+    ]);
+  });
+});

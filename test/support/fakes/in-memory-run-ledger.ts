@@ -1,0 +1,162 @@
+/**
+ * The runs ledger and the current-memory read, in memory, with Postgres's semantics: an accepted memory is
+ * refused when a cited item is gone; a new run closes rows older runs left `running`. `failNext` makes the
+ * next call of a method throw, as a database that is down would.
+ */
+import type { MemoryStatus, RunErrorCode, Salvage, Statement } from "../../../src/domain/memory";
+import type { CurrentMemory } from "../../../src/memory/memory-reader";
+import type { AcceptedMemory, RunLedger } from "../../../src/memory/run-ledger";
+
+export interface LedgerRow {
+  id: string;
+  subjectId: string;
+  trigger: string;
+  status: "running" | "succeeded" | "rejected" | "failed";
+  attempt: number;
+  outcome: string | null;
+  errorCode: RunErrorCode | null;
+  errorMessage: string | null;
+  versionId: string | null;
+  salvaged: Salvage | null;
+}
+
+export interface MemoryRow {
+  status: MemoryStatus;
+  errorCode: RunErrorCode | null;
+  version: { id: string; markdown: string; statements: Statement[]; generatedAt: Date } | null;
+  materialChangedAt: Date | null;
+  checkedAt: Date | null;
+}
+
+type Method = keyof RunLedger;
+
+export class InMemoryRunLedger implements RunLedger {
+  readonly runs: LedgerRow[] = [];
+  readonly versions: (AcceptedMemory & { id: string; runId: string })[] = [];
+  readonly memories = new Map<string, MemoryRow>();
+  /** Ids of the items that exist (an accepted memory citing another one is refused). */
+  readonly items = new Set<string>();
+  readonly calls: Method[] = [];
+  private readonly failing = new Set<Method>();
+
+  failNext(method: Method): void {
+    this.failing.add(method);
+  }
+
+  private call(method: Method): void {
+    this.calls.push(method);
+    if (this.failing.delete(method)) throw new Error(`database unavailable (${method})`);
+  }
+
+  private row(subjectId: string): MemoryRow {
+    let row = this.memories.get(subjectId);
+    if (!row) {
+      row = { status: "none", errorCode: null, version: null, materialChangedAt: null, checkedAt: null };
+      this.memories.set(subjectId, row);
+    }
+    return row;
+  }
+
+  async current(subjectId: string): Promise<CurrentMemory | null> {
+    const row = this.memories.get(subjectId);
+    if (!row) return null;
+    return {
+      subjectId,
+      status: row.status,
+      errorCode: row.errorCode,
+      checkedAt: row.checkedAt,
+      version: row.version ? { ...row.version, redactedAt: null, citations: [] } : null,
+    };
+  }
+
+  async materialChangedSinceMemory(subjectId: string) {
+    this.call("materialChangedSinceMemory");
+    const row = this.memories.get(subjectId);
+    if (!row?.version) return null;
+    return row.materialChangedAt !== null && row.materialChangedAt > row.version.generatedAt;
+  }
+
+  async confirmUnchanged(subjectId: string, at: Date) {
+    this.call("confirmUnchanged");
+    this.row(subjectId).checkedAt = at;
+  }
+
+  async runStarted(run: Parameters<RunLedger["runStarted"]>[0]) {
+    this.call("runStarted");
+    for (const r of this.runs) {
+      if (r.subjectId === run.subjectId && r.status === "running" && r.id !== run.id) {
+        Object.assign(r, { status: "failed", outcome: "interrupted", errorCode: "run_interrupted" });
+      }
+    }
+    this.runs.push({
+      id: run.id,
+      subjectId: run.subjectId,
+      trigger: run.trigger,
+      status: "running",
+      attempt: run.attempt,
+      outcome: null,
+      errorCode: null,
+      errorMessage: null,
+      versionId: null,
+      salvaged: null,
+    });
+    this.row(run.subjectId).status = "generating";
+  }
+
+  async runAccepted(...[run, memory]: Parameters<RunLedger["runAccepted"]>) {
+    this.call("runAccepted");
+    const ledger = this.runs.find((r) => r.id === run.id);
+    if (!memory.citedItemIds.every((id) => this.items.has(id))) {
+      if (ledger) Object.assign(ledger, { status: "failed", outcome: "cited_item_deleted" });
+      return { written: false as const, reason: "cited_item_deleted" as const };
+    }
+    const id = crypto.randomUUID();
+    this.versions.push({ ...memory, id, runId: run.id });
+    const row = this.row(run.subjectId);
+    row.version = {
+      id,
+      markdown: memory.markdown,
+      statements: memory.statements,
+      generatedAt: memory.generatedAt,
+    };
+    row.status = "ready";
+    row.errorCode = null;
+    if (ledger) {
+      Object.assign(ledger, {
+        status: "succeeded",
+        outcome: "accepted",
+        versionId: id,
+        salvaged: memory.salvaged,
+      });
+    }
+    return { written: true as const, versionId: id };
+  }
+
+  async runEnded(...[run, end]: Parameters<RunLedger["runEnded"]>) {
+    this.call("runEnded");
+    const ledger = this.runs.find((r) => r.id === run.id);
+    if (ledger) {
+      Object.assign(ledger, {
+        status: end.status,
+        outcome: end.outcome,
+        errorCode: end.errorCode,
+        errorMessage: end.errorMessage,
+      });
+    }
+    const row = this.row(run.subjectId);
+    row.status = end.memoryStatus;
+    row.errorCode = end.errorCode;
+  }
+
+  async runInterrupted(runId: string, _subjectId: string, _at: Date, code: RunErrorCode, message: string) {
+    this.call("runInterrupted");
+    const ledger = this.runs.find((r) => r.id === runId && r.status === "running");
+    if (ledger)
+      Object.assign(ledger, {
+        status: "failed",
+        outcome: "interrupted",
+        errorCode: code,
+        errorMessage: message,
+      });
+  }
+}
