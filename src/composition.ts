@@ -125,6 +125,7 @@ export interface AgentDeps {
   clock: Clock;
   ledger: RunLedger;
   reader: Pick<MemoryReader, "current">;
+  items: Pick<ItemStore, "search">;
   /** Decided once per instance: a generator over the configured LLMs, or why there is none. */
   generation(): GeneratorSource;
   policy: SchedulePolicy;
@@ -134,11 +135,13 @@ export interface AgentDeps {
 export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps {
   const config = configFor(env);
   const db = createDb(config);
-  const source = generatorSource(config, createItemStore(db), clock);
+  const items = createItemStore(db);
+  const source = generatorSource(config, items, clock);
   return {
     clock,
     ledger: createPgRunLedger(db),
     reader: createPgMemoryReader(db),
+    items,
     generation: () => source,
     policy: schedulePolicy(config),
     leaseMarginMs: AGENT_DEFAULTS.leaseMarginMs,

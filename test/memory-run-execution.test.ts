@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { GeneratorSource } from "../src/domain/generation";
+import type { SearchHit } from "../src/domain/items";
 import type { Statement } from "../src/domain/memory";
 import { renderMemory } from "../src/domain/memory-render";
 import { type AgentStateStore, type RunExecutionDeps, runAlarm } from "../src/memory/run-execution";
@@ -52,6 +53,13 @@ function harness(generator: FakeGenerator | null) {
   const deps: RunExecutionDeps = {
     ledger,
     reader: ledger,
+    // What the subject can see: the ledger's known items, as search hits.
+    items: {
+      search: async () => ({
+        items: [...ledger.items].slice(0, 1).map((id) => ({ id }) as unknown as SearchHit),
+        nextCursor: null,
+      }),
+    },
     generation: () => source,
     state: store,
     guard: new RunGuard((runId) => state.run?.id === runId),
@@ -83,6 +91,19 @@ function harness(generator: FakeGenerator | null) {
 }
 
 describe("a run of the memory pipeline", () => {
+  it("calls no LLM and records no run for a subject who can see no item", async () => {
+    const generator = new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] });
+    const h = harness(generator);
+    h.ledger.items.clear();
+    h.request("read");
+    await h.alarm();
+
+    expect(generator.requests).toEqual([]);
+    expect(h.ledger.runs).toEqual([]);
+    expect(h.state()).toMatchObject({ phase: "idle", run: null, failures: 0 });
+    expect(alarmAt(h.state())).toBeNull();
+  });
+
   it("writes an accepted memory rendered once from its statements, and leaves the agent idle", async () => {
     const statements = [say("Leads payments", "i1"), say("Ships on 3 March", "i2", "i1")];
     const h = harness(new FakeGenerator({ kind: "accept", statements }));

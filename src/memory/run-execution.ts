@@ -11,6 +11,7 @@ import {
   type GeneratorSource,
   type PreviousMemory,
 } from "../domain/generation";
+import type { ItemStore } from "../domain/items";
 import { type MemoryStatus, type RunErrorCode, UNAVAILABLE_CODES } from "../domain/memory";
 import { renderMemory } from "../domain/memory-render";
 import type { MemoryReader } from "./memory-reader";
@@ -38,6 +39,8 @@ export type RunLog = (level: "warn" | "error", msg: string, subjectId: string, e
 export interface RunExecutionDeps {
   ledger: RunLedger;
   reader: Pick<MemoryReader, "current">;
+  /** Only to know whether the subject can see any item at all (nothing to remember: no LLM call). */
+  items: Pick<ItemStore, "search">;
   /** Whether a generator can run, and which: decided by the composition root. */
   generation(): GeneratorSource;
   state: AgentStateStore;
@@ -77,6 +80,11 @@ export async function executeRun(deps: RunExecutionDeps, subjectId: string, run:
         if (confirmed.written) await finish(deps, run.id, { kind: "unchanged" });
         return;
       }
+    }
+    // A subject who can see no item has nothing to remember: no ledger row, no LLM call.
+    if ((await deps.items.search(subjectId, { limit: 1 })).items.length === 0) {
+      await finish(deps, run.id, { kind: "unchanged" });
+      return;
     }
     const source = deps.generation();
     if (!(await guard.write(run.id, () => ledger.runStarted(start))).written) return;

@@ -49,6 +49,9 @@ function testAgentDeps(objectId: string, env: Env): AgentDeps {
     get reader() {
       return real().reader;
     },
+    get items() {
+      return real().items;
+    },
     get policy() {
       return real().policy;
     },
