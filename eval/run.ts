@@ -46,7 +46,7 @@ const providerSettings = {
   anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
   openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
 };
-const log = (line: string) => console.error(`[eval] ${line}`);
+const log = (line: string) => console.error(`[eval] ${((Date.now() - started) / 1000).toFixed(1)} s ${line}`);
 
 const fake = fakeMode ? await startFakeLlm() : null;
 const proxy = await startRecordingProxy({
@@ -67,6 +67,7 @@ try {
   const answerer = chooseAnswerer();
   const workspace =
     values.workspace === "demo" ? demoEvalWorkspace(new Date()) : folderEvalWorkspace(values.workspace!);
+  log("starting the stack");
   stack = await startBenchStack("eval", {
     ...keys,
     ANTHROPIC_BASE_URL: proxy.anthropicBaseUrl,
