@@ -198,10 +198,12 @@ describe("eval scoring", () => {
     expect(draftOutcome(["no block here"], null)).toEqual({ drafted: 0, dropped: 0, droppedTexts: [] });
   });
 
-  it("answers a question with the statement sharing the most words with it", () => {
+  it("answers a question with the three statements sharing the most words with it, best first", () => {
     const texts = FIRST.map((s) => s.text);
     expect(bestStatementFor(texts, "What is the infrastructure budget cap?")).toBe(texts[2]);
-    expect(bestStatementFor(texts, "Where does Ada live?")).toBe(texts[1]);
+    expect(bestStatementFor(texts, "Which Kestrel meetings does Ada take on Tuesday?")).toBe(
+      [texts[1], texts[0], texts[3]].join("\n"),
+    );
     expect(bestStatementFor(texts, "Zebra?")).toBe("");
   });
 

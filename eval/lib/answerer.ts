@@ -24,7 +24,7 @@ export interface Answerer {
 /**
  * Deterministic: a fact is stated when one statement holds all its keywords and none of its `unless`
  * words; a statement is supported when every content word of it occurs in its cited items (the fake
- * judge's rule); a question is answered by the statement sharing the most content words with it.
+ * judge's rule); a question is answered by the three statements sharing the most content words with it.
  */
 export function keywordAnswerer(): Answerer {
   return {
@@ -56,17 +56,20 @@ export function supportedByWords(statement: string, cited: CitedItem[]): boolean
   return contentWords(statement).every((w) => wordForms(w).some((f) => known.has(f)));
 }
 
+/** How many statements the deterministic answerer answers with (a retrieve-then-read baseline). */
+export const ANSWER_STATEMENTS = 3;
+
+/** The statements sharing the most content words with the question (at most ANSWER_STATEMENTS, best first). */
 export function bestStatementFor(statements: string[], question: string): string {
   const asked = new Set(contentWords(question).flatMap(wordForms));
-  let best = "";
-  let bestScore = 0;
-  for (const s of statements) {
-    const words = new Set(contentWords(s).flatMap(wordForms));
-    const score = [...asked].filter((w) => words.has(w)).length;
-    if (score > bestScore) {
-      best = s;
-      bestScore = score;
-    }
-  }
-  return best;
+  return statements
+    .map((s, order) => {
+      const words = new Set(contentWords(s).flatMap(wordForms));
+      return { s, order, score: [...asked].filter((w) => words.has(w)).length };
+    })
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, ANSWER_STATEMENTS)
+    .map((x) => x.s)
+    .join("\n");
 }
