@@ -1,0 +1,57 @@
+/**
+ * What the eval observed of one subject through the API: its memories (the first, full one and the one
+ * after the refresh batch), the items they cite as the subject sees them, the drafts the generator wrote,
+ * and each run's cost from the runs ledger. Scoring (score.ts) is a pure function of this and the dataset.
+ */
+import type { EvalSubjectRef } from "../../fixtures/demo/eval-types";
+
+export interface ObservedStatement {
+  section: string;
+  text: string;
+  /** Ids of the cited items. */
+  citations: string[];
+}
+
+/** A cited item as the subject reads it (GET /items/:id); `visible: false` when the subject got a 404. */
+export interface CitedItem {
+  id: string;
+  visible: boolean;
+  title: string;
+  body: string;
+}
+
+/** One run's cost, from the runs ledger (GET /memory/runs). */
+export interface RunCost {
+  status: string;
+  turns: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Per model ("provider:model"): tokens and calls. */
+  usage: Record<string, { inputTokens: number; outputTokens: number; calls: number }>;
+  wallMs: number;
+}
+
+export interface ObservedPhase {
+  /** null when no memory was accepted (the run failed or was rejected). */
+  statements: ObservedStatement[] | null;
+  run: RunCost | null;
+  /** The final answers the generator wrote during the run (each holding a <memory> block), in order. */
+  drafts: string[];
+}
+
+export interface SubjectObservation {
+  subject: EvalSubjectRef;
+  full: ObservedPhase;
+  refreshed: ObservedPhase;
+  /** Every item cited by either memory, by id. */
+  items: Record<string, CitedItem>;
+}
+
+/** One workspace item with what decides who may see it (for the privacy check). */
+export interface WorkspaceItem {
+  owner: string;
+  sharedWith: string[];
+  title: string;
+  body: string;
+}

@@ -1,0 +1,161 @@
+/**
+ * npm run eval -- [--generator provider:model] [--judge provider:model] [--answerer provider:model|keywords]
+ *                 [--workspace demo|<folder>] [--json] [--out <file>]
+ *
+ * Scores memories against known facts (EVAL.md). Starts a throwaway local stack (bench/lib/bench-stack.ts:
+ * fresh database, fresh Durable Object state), ingests the workspace, then one subject at a time: the
+ * first (full) generation, then the refresh batch and a forced incremental refresh. Every LLM call goes
+ * through a recording proxy (drafts, for the "dropped" share). Without --generator it runs on the fake
+ * LLM's reference policies and the deterministic keyword answerer, as CI does.
+ */
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { BENCH_SECRET, startBenchStack } from "../bench/lib/bench-stack";
+import { readDevVars } from "../scripts/lib/dev-secret";
+import type { ModelRef } from "../src/config/config";
+import { startFakeLlm } from "../test/support/node/fake-llm/server";
+import { type Answerer, keywordAnswerer } from "./lib/answerer";
+import type { ObservedPhase, SubjectObservation } from "./lib/observation";
+import { privateShingles } from "./lib/privacy";
+import { buildReport, formatReport } from "./lib/report";
+import { scoreSubject } from "./lib/score";
+import { llmAnswerer } from "./llm-answerer";
+import { startRecordingProxy } from "./recording-proxy";
+import { ServiceClient } from "./service-client";
+import { demoEvalWorkspace, folderEvalWorkspace, workspaceItems } from "./workspace";
+
+const FAKE = { generator: "anthropic:fake-generator", judge: "openai:fake-judge" };
+
+const { values } = parseArgs({
+  options: {
+    generator: { type: "string" },
+    judge: { type: "string" },
+    answerer: { type: "string" },
+    workspace: { type: "string", default: "demo" },
+    json: { type: "boolean", default: false },
+    out: { type: "string" },
+  },
+});
+
+const started = Date.now();
+const fakeMode = values.generator === undefined || values.generator === "fake";
+const generator = fakeMode ? FAKE.generator : modelRef("--generator", values.generator!);
+const judge = values.judge ? modelRef("--judge", values.judge) : fakeMode ? FAKE.judge : generator;
+const env = { ...readDevVars(), ...process.env } as Record<string, string | undefined>;
+const providerSettings = {
+  anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
+  openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
+};
+const log = (line: string) => console.error(`[eval] ${((Date.now() - started) / 1000).toFixed(1)} s ${line}`);
+
+const fake = fakeMode ? await startFakeLlm() : null;
+const proxy = await startRecordingProxy({
+  anthropic: fake?.anthropicBaseUrl ?? providerSettings.anthropic.baseUrl ?? "https://api.anthropic.com",
+  openai: fake?.openaiBaseUrl ?? providerSettings.openai.baseUrl ?? "https://api.openai.com/v1",
+});
+const keys = fake
+  ? { ANTHROPIC_API_KEY: "fake-key", OPENAI_API_KEY: "fake-key" }
+  : Object.fromEntries(
+      [
+        ["ANTHROPIC_API_KEY", providerSettings.anthropic.apiKey],
+        ["OPENAI_API_KEY", providerSettings.openai.apiKey],
+      ].filter((kv): kv is [string, string] => typeof kv[1] === "string" && kv[1] !== ""),
+    );
+let stack: Awaited<ReturnType<typeof startBenchStack>> | undefined;
+let exitCode = 0;
+try {
+  const answerer = chooseAnswerer();
+  const workspace =
+    values.workspace === "demo" ? demoEvalWorkspace(new Date()) : folderEvalWorkspace(values.workspace!);
+  log("starting the stack");
+  stack = await startBenchStack("eval", {
+    ...keys,
+    ANTHROPIC_BASE_URL: proxy.anthropicBaseUrl,
+    OPENAI_BASE_URL: proxy.openaiBaseUrl,
+    GENERATOR_MODEL: generator,
+    JUDGE_MODEL: judge,
+    MIN_REFRESH_INTERVAL_MINUTES: "0",
+    INGEST_DEBOUNCE_SECONDS: "3600",
+    MAX_RUN_ATTEMPTS: "1",
+  });
+  const service = new ServiceClient(stack.url, BENCH_SECRET, fake ? 60_000 : 15 * 60_000);
+  for (const [owner, items] of Object.entries(workspace.items)) await service.ingest(owner, items);
+  log(`ingested ${Object.values(workspace.items).flat().length} items`);
+
+  const everything = workspaceItems(workspace);
+  const observations: SubjectObservation[] = [];
+  for (const { subject } of workspace.dataset.subjects) {
+    if (subject.kind !== "user") throw new Error(`subject kind "${subject.kind}" is not supported yet`);
+    proxy.takeDrafts();
+    const firstRun = await service.firstRun(subject.id);
+    const full: ObservedPhase = {
+      statements: await service.statements(subject.id),
+      run: firstRun.cost,
+      drafts: proxy.takeDrafts(),
+    };
+    await service.ingest(subject.id, workspace.refresh[subject.id] ?? []);
+    const refreshRun = await service.refreshRun(subject.id, firstRun.id);
+    const refreshed: ObservedPhase = {
+      statements: await service.statements(subject.id),
+      run: refreshRun.cost,
+      drafts: proxy.takeDrafts(),
+    };
+    const ids = new Set(
+      [...(full.statements ?? []), ...(refreshed.statements ?? [])].flatMap((s) => s.citations),
+    );
+    const items: SubjectObservation["items"] = {};
+    for (const id of ids) items[id] = await service.item(subject.id, id);
+    observations.push({ subject, full, refreshed, items });
+    log(`${subject.id}: full ${firstRun.cost.status}, incremental ${refreshRun.cost.status}`);
+  }
+
+  const subjects = [];
+  for (const [i, expected] of workspace.dataset.subjects.entries()) {
+    const hidden = privateShingles(expected.subject.id, everything);
+    subjects.push(await scoreSubject(expected, observations[i]!, hidden, answerer));
+  }
+  const report = buildReport({
+    dataset: workspace.dataset.name,
+    models: { generator, judge, answerer: answerer.name },
+    startedAt: new Date(started).toISOString(),
+    wallMs: Date.now() - started,
+    subjects,
+    answererUsage: answerer.usage(),
+  });
+  const json = JSON.stringify(report, null, 2);
+  if (values.out) writeFileSync(values.out, `${json}\n`);
+  console.log(values.json ? json : formatReport(report));
+  const failedRuns = subjects.filter(
+    (s) => s.cost.full?.status !== "succeeded" || s.cost.incremental?.status !== "succeeded",
+  );
+  if (fakeMode && failedRuns.length > 0) {
+    log(`runs that did not succeed with the fake LLM: ${failedRuns.map((s) => s.subject.id).join(", ")}`);
+    exitCode = 1;
+  }
+} catch (err) {
+  log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  exitCode = 1;
+} finally {
+  await stack?.close();
+  await proxy.close();
+  await fake?.close();
+}
+process.exit(exitCode);
+
+function chooseAnswerer(): Answerer {
+  const choice = values.answerer ?? (fakeMode ? "keywords" : generator);
+  if (choice === "keywords") return keywordAnswerer();
+  return llmAnswerer(parseModelRef("--answerer", choice), providerSettings);
+}
+
+/** Checks a `provider:model` flag and returns it unchanged (the worker's setting). */
+function modelRef(flag: string, value: string): string {
+  parseModelRef(flag, value);
+  return value;
+}
+
+function parseModelRef(flag: string, value: string): ModelRef {
+  const m = /^(anthropic|openai):(.+)$/.exec(value);
+  if (!m) throw new Error(`${flag} must be anthropic:<model> or openai:<model> (or "fake"), not "${value}"`);
+  return { provider: m[1] as ModelRef["provider"], model: m[2]! };
+}

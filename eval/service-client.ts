@@ -1,0 +1,110 @@
+/**
+ * The eval's view of the running service, through its public API only: ingest, wait for a run, read the
+ * memory as JSON, read cited items as the subject, read the runs ledger.
+ */
+import type { ApiItem } from "../fixtures/demo-workspace";
+import { signDevToken } from "../scripts/lib/token";
+import { postItems } from "../scripts/load-demo";
+import type { CitedItem, ObservedStatement, RunCost } from "./lib/observation";
+
+interface ServedRun {
+  id: string;
+  status: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  turns: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  usage: RunCost["usage"];
+}
+
+export interface FinishedRun {
+  id: string;
+  cost: RunCost;
+}
+
+export class ServiceClient {
+  constructor(
+    private readonly url: string,
+    private readonly secret: string,
+    /** How long one run may take before the eval gives up on it. */
+    private readonly runTimeoutMs: number,
+  ) {}
+
+  async ingest(userId: string, items: ApiItem[]): Promise<void> {
+    for (let i = 0; i < items.length; i += 400) {
+      await postItems({ url: this.url, secret: this.secret, userId, items: items.slice(i, i + 400) });
+    }
+  }
+
+  /** Asks for the first memory (GET /memory) and waits for the run it starts to finish. */
+  async firstRun(userId: string): Promise<FinishedRun> {
+    await this.call(userId, "GET", "/memory?wait=0");
+    return this.untilFinished(userId, null);
+  }
+
+  /** Forces a refresh (POST /memory/refresh) and waits for a run other than `previousId` to finish. */
+  async refreshRun(userId: string, previousId: string | null): Promise<FinishedRun> {
+    const res = await this.call(userId, "POST", "/memory/refresh");
+    if (res.status !== 202)
+      throw new Error(`POST /memory/refresh answered ${res.status}: ${await res.text()}`);
+    return this.untilFinished(userId, previousId);
+  }
+
+  /** The current memory's statements with their cited item ids, or null when there is none. */
+  async statements(userId: string): Promise<ObservedStatement[] | null> {
+    const res = await this.call(userId, "GET", "/memory?format=json");
+    if (res.status !== 200) return null;
+    const body = (await res.json()) as {
+      statements: { section: string; text: string; citations: { id: string }[] }[];
+    };
+    return body.statements.map((s) => ({
+      section: s.section,
+      text: s.text,
+      citations: s.citations.map((c) => c.id),
+    }));
+  }
+
+  /** The item as `userId` reads it; `visible: false` on a 404 (another subject's item). */
+  async item(userId: string, id: string): Promise<CitedItem> {
+    const res = await this.call(userId, "GET", `/items/${encodeURIComponent(id)}`);
+    if (res.status === 404) return { id, visible: false, title: "", body: "" };
+    if (!res.ok) throw new Error(`GET /items/${id} answered ${res.status}`);
+    const item = (await res.json()) as { title: string | null; body: string };
+    return { id, visible: true, title: item.title ?? "", body: item.body };
+  }
+
+  private async untilFinished(userId: string, previousId: string | null): Promise<FinishedRun> {
+    const deadline = Date.now() + this.runTimeoutMs;
+    for (;;) {
+      const res = await this.call(userId, "GET", "/memory/runs?limit=20");
+      const { runs } = (await res.json()) as { runs: ServedRun[] };
+      const run = runs.find((r) => r.id !== previousId && r.finishedAt !== null);
+      if (run) return { id: run.id, cost: costOf(run) };
+      if (Date.now() > deadline)
+        throw new Error(`no run of ${userId} finished within ${this.runTimeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  private call(userId: string, method: string, path: string): Promise<Response> {
+    return fetch(`${this.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${signDevToken(this.secret, userId)}` },
+    });
+  }
+}
+
+function costOf(run: ServedRun): RunCost {
+  const wallMs = run.startedAt && run.finishedAt ? Date.parse(run.finishedAt) - Date.parse(run.startedAt) : 0;
+  return {
+    status: run.status,
+    turns: run.turns,
+    toolCalls: run.toolCalls,
+    inputTokens: run.inputTokens,
+    outputTokens: run.outputTokens,
+    usage: run.usage,
+    wallMs,
+  };
+}
