@@ -98,6 +98,17 @@ describe("the GitHub parser", () => {
     ]);
   });
 
+  it("reads paginated output written as concatenated arrays, as `gh api --paginate` prints it", () => {
+    const issues = JSON.parse(pages) as unknown[];
+    const text = `${JSON.stringify(issues.slice(0, 3), null, 2)}\n${JSON.stringify(issues.slice(3))}`;
+    const { items, errors } = collect(parseGithub({ path: "paginated.json", text }));
+    expect(errors).toEqual([]);
+    expect(items).toHaveLength(13);
+    expect(collect(parseGithub({ path: "cut.json", text: text.slice(0, -20) })).errors).toEqual([
+      expect.objectContaining({ message: "not valid JSON", at: { file: "cut.json", position: "file" } }),
+    ]);
+  });
+
   it("derives the same externalIds when parsed twice", () => {
     const once = collect(parseGithub({ path: "issues.json", text: pages })).items;
     const twice = collect(parseGithub({ path: "issues.json", text: pages })).items;

@@ -97,17 +97,54 @@ export function isoFromLooseDate(value: unknown): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-/** A JSON array, or NDJSON (one JSON value per line); each record says where it was. A bad NDJSON line is its own record error. */
+/** Top-level JSON values written one after another ("[...][...]", as `gh api --paginate` prints pages). */
+function concatenatedValues(text: string): string[] | null {
+  const values: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (c === "]" || c === "}") {
+      depth--;
+      if (depth < 0) return null;
+      if (depth === 0) values.push(text.slice(start, i + 1));
+    } else if (depth === 0 && !/\s/.test(c ?? "")) return null;
+  }
+  return depth === 0 ? values : null;
+}
+
+/**
+ * Records of a JSON array, of concatenated arrays (paginated output), or of NDJSON (one JSON value per line);
+ * each says where it was. A bad NDJSON line is its own record error; the others still parse.
+ */
 export function splitJsonRecords(text: string): { value?: unknown; error?: string; position: string }[] {
   const body = stripBom(text).trim();
   if (body === "") return [];
   if (body.startsWith("[")) {
-    try {
-      const parsed: unknown = JSON.parse(body);
-      if (Array.isArray(parsed)) return parsed.map((value, i) => ({ value, position: `record ${i + 1}` }));
-    } catch (error) {
-      return [{ error: `not valid JSON: ${(error as Error).message}`, position: "file" }];
+    const pages = concatenatedValues(body);
+    if (!pages) return [{ error: "not valid JSON", position: "file" }];
+    const out: { value?: unknown; error?: string; position: string }[] = [];
+    for (const [p, page] of pages.entries()) {
+      try {
+        const parsed: unknown = JSON.parse(page);
+        const list = Array.isArray(parsed) ? parsed : [parsed];
+        const prefix = pages.length > 1 ? `page ${p + 1} ` : "";
+        list.forEach((value, i) => {
+          out.push({ value, position: `${prefix}record ${i + 1}` });
+        });
+      } catch (error) {
+        out.push({ error: `not valid JSON: ${(error as Error).message}`, position: `page ${p + 1}` });
+      }
     }
+    return out;
   }
   const out: { value?: unknown; error?: string; position: string }[] = [];
   stripBom(text)
