@@ -1,0 +1,119 @@
+/**
+ * GitHub issues and pull requests as the REST API returns them (a JSON array, e.g. concatenated pages, or NDJSON):
+ * issues → `task`, pull requests → `pull_request`; externalId = owner/repo#number; #123 references → links.
+ */
+import type { ImportEvent, ImportItem } from "./records";
+import { isRecord, splitJsonRecords, str } from "./text-utils";
+
+export interface GithubFile {
+  path: string;
+  text: string;
+}
+
+const MAX_LINKS = 200;
+
+/** owner/repo from repository_url (issues endpoint), base.repo (pulls endpoint) or html_url. */
+function repoOf(record: Record<string, unknown>): string | undefined {
+  const fromApi = /\/repos\/([^/]+\/[^/]+)$/.exec(str(record.repository_url) ?? "");
+  if (fromApi) return fromApi[1];
+  const base =
+    isRecord(record.base) && isRecord(record.base.repo) ? str(record.base.repo.full_name) : undefined;
+  if (base) return base;
+  const fromHtml = /^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/(?:issues|pull)\/\d+/.exec(str(record.html_url) ?? "");
+  return fromHtml?.[1];
+}
+
+function isPullRequest(record: Record<string, unknown>): boolean {
+  return (
+    isRecord(record.pull_request) ||
+    (isRecord(record.head) && isRecord(record.base)) ||
+    /\/pull\/\d+$/.test(str(record.html_url) ?? "")
+  );
+}
+
+/** #12, owner/repo#12 and github.com/owner/repo/(issues|pull)/12 written in the text. */
+function referencesIn(text: string, repo: string): string[] {
+  const refs = new Set<string>();
+  const withoutCode = text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+  for (const m of withoutCode.matchAll(/(?<![\w/#&])(?:([\w.-]+\/[\w.-]+))?#(\d+)\b/g))
+    refs.add(`${m[1] ?? repo}#${m[2]}`);
+  for (const m of withoutCode.matchAll(
+    /https?:\/\/github\.com\/([\w.-]+\/[\w.-]+)\/(?:issues|pull)\/(\d+)/g,
+  )) {
+    refs.add(`${m[1]}#${m[2]}`);
+  }
+  return [...refs];
+}
+
+function toItem(record: Record<string, unknown>): ImportItem | string {
+  const number = record.number;
+  if (typeof number !== "number") return "has no issue number";
+  const repo = repoOf(record);
+  if (!repo) return "names no repository (repository_url, base.repo or html_url)";
+  const created = str(record.created_at);
+  if (!created || Number.isNaN(Date.parse(created))) return "has no valid created_at";
+  const externalId = `${repo}#${number}`;
+  const body = typeof record.body === "string" ? record.body : "";
+  const title = str(record.title);
+  const user = isRecord(record.user) ? str(record.user.login) : undefined;
+  const assignees = Array.isArray(record.assignees)
+    ? record.assignees.flatMap((a) => (isRecord(a) && str(a.login) ? [str(a.login)!] : []))
+    : [];
+  const labels = Array.isArray(record.labels)
+    ? record.labels.flatMap((l) =>
+        typeof l === "string" ? [l] : isRecord(l) && str(l.name) ? [str(l.name)!] : [],
+      )
+    : [];
+  const pull = isPullRequest(record);
+  const merged =
+    pull &&
+    (str(record.merged_at) ??
+      (isRecord(record.pull_request) ? str(record.pull_request.merged_at) : undefined));
+  const refs = referencesIn(`${title ?? ""}\n${body}`, repo).filter((ref) => ref !== externalId);
+  const milestone = isRecord(record.milestone) ? str(record.milestone.title) : undefined;
+  return {
+    externalId,
+    kind: pull ? "pull_request" : "task",
+    ...(title ? { title } : {}),
+    body,
+    ...(user ? { author: user } : {}),
+    participants: [...new Set([...(user ? [user] : []), ...assignees])],
+    occurredAt: new Date(created).toISOString(),
+    ...(str(record.html_url) ? { url: str(record.html_url) } : {}),
+    metadata: {
+      repository: repo,
+      number,
+      state: str(record.state) ?? "unknown",
+      ...(str(record.state_reason) ? { stateReason: str(record.state_reason) } : {}),
+      ...(merged ? { mergedAt: merged } : {}),
+      ...(record.draft === true ? { draft: true } : {}),
+      labels,
+      ...(user ? { authorLogin: user } : {}),
+      ...(assignees.length > 0 ? { assignees } : {}),
+      ...(milestone ? { milestone } : {}),
+      ...(typeof record.comments === "number" ? { comments: record.comments } : {}),
+      ...(str(record.closed_at) ? { closedAt: str(record.closed_at) } : {}),
+      ...(str(record.updated_at) ? { updatedAt: str(record.updated_at) } : {}),
+    },
+    ...(refs.length > 0
+      ? { links: refs.slice(0, MAX_LINKS).map((ref) => ({ externalId: ref, kind: "reference" })) }
+      : {}),
+  };
+}
+
+export function* parseGithub(file: GithubFile): Iterable<ImportEvent> {
+  for (const record of splitJsonRecords(file.text)) {
+    const at = { file: file.path, position: record.position };
+    if (record.error !== undefined) {
+      yield { type: "error", message: record.error, at };
+      continue;
+    }
+    if (!isRecord(record.value)) {
+      yield { type: "error", message: "is not a JSON object", at };
+      continue;
+    }
+    const item = toItem(record.value);
+    if (typeof item === "string") yield { type: "error", message: `issue ${item}`, at };
+    else yield { type: "item", item, at };
+  }
+}
