@@ -79,9 +79,16 @@ async function rowsOf(userId: string): Promise<Record<string, number>> {
 
 const NOTHING = { items: 0, memories: 0, versions: 0, runs: 0 };
 
-/** After an erase: nothing of the user anywhere, and a new read starts from nothing. */
+/**
+ * After an erase: nothing of the user anywhere; a read finds nothing to remember (200, empty) and asks for
+ * no run; once new material arrives, a read starts a first memory from nothing.
+ */
 async function expectErasedThenFresh(userId: string): Promise<void> {
   expect(await rowsOf(userId)).toEqual(NOTHING);
+  const empty = await fetchSettled(userId, "GET", "/memory");
+  expect(empty.status).toBe(200);
+  expect(await empty.json()).toMatchObject({ empty: true, version: null });
+  await ingestSettled(userId, [item({ externalId: "after-erase" })]);
   const res = await fetchSettled(userId, "GET", "/memory");
   expect(res.status).toBe(202);
   expect(await agentStub(userId).status()).toMatchObject({ subjectId: userId, phase: "scheduled" });

@@ -144,6 +144,10 @@ describe("DELETE /me", () => {
     expect(friendMemory.memory).toBe("## Work\n- Own work [1]");
 
     await installAgent(me, new FakeGenerator());
+    const empty = await fetchSettled(me, "GET", "/memory");
+    expect(empty.status).toBe(200);
+    expect(await empty.json()).toMatchObject({ empty: true, version: null });
+    await ingestSettled(me, [item({ externalId: "after-erase" })]);
     const fresh = await fetchSettled(me, "GET", "/memory");
     expect(fresh.status).toBe(202);
     expect(await agentStub(me).status()).toMatchObject({ subjectId: me, phase: "scheduled" });
