@@ -204,8 +204,8 @@ describe("prompt injection end to end", () => {
     await obedient.assertComplete();
     expect(await obedient.requests()).toHaveLength(1);
 
-    // The generator's and the judge's requests of this run (both name the subject).
-    const seen = await llm.requests(s.userId);
+    // The generator's and the judge's requests of this run (both carry its end-user id).
+    const seen = await llm.requests(await endUserIdOf(s.userId));
     expect(seen.some((r) => r.role === "judge")).toBe(true);
     expect(seen.length).toBeGreaterThan(2);
     for (const request of seen) expect(JSON.stringify(request.body)).not.toContain(secret);

@@ -89,7 +89,7 @@ describe("the reference policies driving the real generator", () => {
     expect(refresh.stats.turns).toBeLessThan(first.stats.turns);
     expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens);
 
-    const refreshPrompts = await control.requests(await endUserIdOf(subjectId));
+    const refreshPrompts = await control.requests(await endUserIdOf(subjectId), { role: "generator" });
     expect(refreshPrompts.at(-1)?.neutral?.system).toContain("<changes_since_previous>");
   });
 });

@@ -21,7 +21,16 @@ import { type SweepMessage, spreadOffset } from "../src/memory/sweep-fanout";
 import { sweep } from "../src/memory/sweep-plan";
 import { newUserId } from "./support/auth";
 import { item } from "./support/items";
-import { agentStub, ingestSettled, seedMemory, services, statement, testDb } from "./support/memory-agent";
+import {
+  agentStub,
+  futureClock,
+  ingestSettled,
+  overrideAgentOf,
+  seedMemory,
+  services,
+  statement,
+  testDb,
+} from "./support/memory-agent";
 
 const YEAR_HOURS = 365 * 24;
 const DAY = 24 * 3600_000;
@@ -232,6 +241,8 @@ describe("the sweep queue's consumer", () => {
 
   it("acks and logs a malformed message instead of retrying it, and still handles the valid one beside it", async () => {
     const a = await subject();
+    // Its agent's clock runs a year ahead, so the alarm this schedules (spread 0) cannot fire before the check.
+    overrideAgentOf(a.userId, { clock: futureClock() });
     const bad = message({ subjectIds: "everyone", sweptAt: "yesterday" });
     const good = message({ subjectIds: [a.userId], sweptAt: Date.now(), spreadMs: 0 });
     const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [bad, good]);
