@@ -1,12 +1,14 @@
 import { Hono } from "hono";
 import { buildServices } from "../composition";
 import { AppError } from "../domain/errors";
+import { mcpRoutes } from "../mcp/mcp-route";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 import { health } from "./routes/health";
 import { itemsRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
 import { memoryRoutes } from "./routes/memory";
+import { wellKnownRoutes } from "./routes/well-known";
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -23,6 +25,8 @@ export function createApp() {
   app.route("/items", itemsRoutes);
   app.route("/memory", memoryRoutes);
   app.route("/me", meRoutes);
+  app.route("/mcp", mcpRoutes);
+  app.route("/.well-known", wellKnownRoutes);
 
   app.notFound(() => {
     throw new AppError("not_found", "No such route");

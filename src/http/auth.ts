@@ -12,6 +12,7 @@ import type { JWTPayload } from "hono/utils/jwt/types";
 import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
 import type { AppEnv, Caller, Scope } from "./context";
+import { protectedResourceMetadataUrl } from "./protected-resource";
 
 export const SCOPES: readonly Scope[] = ["memory:read", "items:write", "admin"];
 const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
@@ -141,8 +142,14 @@ function parseScopes(claim: unknown): Set<Scope> {
   return new Set(SCOPES.filter((scope) => values.includes(scope)));
 }
 
-/** RFC 6750: a challenge on every 401; `invalid_token` only when a token was presented. */
+/**
+ * RFC 6750: a challenge on every 401; `invalid_token` only when a token was presented; RFC 9728
+ * `resource_metadata` when an authorization server is configured (JWKS mode).
+ */
 function unauthorized(c: Context<AppEnv>, message: string, presented = true): AppError {
-  c.header("WWW-Authenticate", presented ? 'Bearer error="invalid_token"' : "Bearer");
+  const params = presented ? ['error="invalid_token"'] : [];
+  const metadataUrl = protectedResourceMetadataUrl(c);
+  if (metadataUrl) params.push(`resource_metadata="${metadataUrl}"`);
+  c.header("WWW-Authenticate", params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer");
   return new AppError("unauthorized", message);
 }

@@ -45,7 +45,8 @@ export function errorResponse(err: unknown, c: Context): Response {
   return c.json({ error: body }, status);
 }
 
-function isDatabaseDown(err: unknown): boolean {
+/** A driver error that means the database is down or unreachable (a 503, not a 500). */
+export function isDatabaseDown(err: unknown): boolean {
   return (
     err instanceof Error &&
     /Error connecting to database|Server error \(HTTP status 5|fetch failed/i.test(err.message)

@@ -1,0 +1,15 @@
+/** What the MCP server needs: the same ports the HTTP routes use, and the caller it is bound to. */
+import type { Config } from "../config/config";
+import type { ItemStore } from "../domain/items";
+import type { Caller } from "../http/context";
+import type { DeletionDeps } from "../memory/deletion";
+
+export interface McpDeps extends DeletionDeps {
+  config: Config;
+  items: ItemStore;
+}
+
+export interface McpContext {
+  deps: McpDeps;
+  caller: Caller;
+}
