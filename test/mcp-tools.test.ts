@@ -47,7 +47,9 @@ const textOf = (result: { content: { type: string; text?: string }[] }) =>
 describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
   it("negotiates its protocol era and lists the tools, resources and prompt", async () => {
     const client = await clientFor(kind, await user());
-    expect(client.protocolVersion).toBe(kind === "modern" || kind === "negotiated" ? "2026-07-28" : "2025-11-25");
+    expect(client.protocolVersion).toBe(
+      kind === "modern" || kind === "negotiated" ? "2026-07-28" : "2025-11-25",
+    );
 
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -103,7 +105,11 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
     expect(json.structuredContent).toMatchObject({
       status: "ready",
       statements: [
-        { section: "Work", text: "Leads the payments migration", citations: [{ id: a, title: "Payments kickoff" }] },
+        {
+          section: "Work",
+          text: "Leads the payments migration",
+          citations: [{ id: a, title: "Payments kickoff" }],
+        },
         { section: "Work", text: "Ships on Friday", citations: [{ id: b }] },
       ],
     });
@@ -121,7 +127,12 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
     const other = await user();
     const [kickoff, reply] = await ingestSettled(me, [
       item({ externalId: "k", title: "Quokka kickoff", body: "The quokka project starts Monday" }),
-      item({ externalId: "r", title: "Re: kickoff", body: "Agreed", links: [{ externalId: "k", kind: "reply" }] }),
+      item({
+        externalId: "r",
+        title: "Re: kickoff",
+        body: "Agreed",
+        links: [{ externalId: "k", kind: "reply" }],
+      }),
     ]);
     const [theirs] = await ingestSettled(other, [item({ externalId: "x", body: "The quokka secret" })]);
     const client = await clientFor(kind, me);
