@@ -171,7 +171,7 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
     const noteId = String(first.structuredContent?.id);
 
     const found = await client.callTool("search_items", { query: "async meetings", kinds: ["note"] });
-    expect((found.structuredContent?.items as { id: string }[]).map((i) => i.id)).toEqual([noteId]);
+    expect(((found.structuredContent?.items ?? []) as { id: string }[]).map((i) => i.id)).toEqual([noteId]);
     const material = await services().db.execute<{ changed: boolean }>(
       sql`select material_changed_at is not null as changed from memories where subject_id = ${me}`,
     );
