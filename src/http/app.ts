@@ -8,6 +8,7 @@ import { health } from "./routes/health";
 import { itemsRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
 import { memoryRoutes } from "./routes/memory";
+import { openApiRoutes } from "./routes/openapi";
 import { wellKnownRoutes } from "./routes/well-known";
 
 export function createApp() {
@@ -27,6 +28,7 @@ export function createApp() {
   app.route("/me", meRoutes);
   app.route("/mcp", mcpRoutes);
   app.route("/.well-known", wellKnownRoutes);
+  app.route("/openapi.json", openApiRoutes);
 
   app.notFound(() => {
     throw new AppError("not_found", "No such route");

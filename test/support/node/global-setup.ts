@@ -11,6 +11,7 @@ import { applyMigrations, createFreshDatabase, dropDatabase } from "../../../scr
 import { startNeonLocal } from "../../../scripts/lib/neon-local";
 import { startFakeLlm } from "./fake-llm/server";
 import { startJwksServer } from "./jwks-server";
+import { startOpenApiValidator } from "./openapi-validator";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -21,6 +22,8 @@ declare module "vitest" {
     fakeLlmUrl: string;
     /** Base URL of a JWKS endpoint the auth tests publish their keys to (PUT/GET /jwks/<name>). */
     jwksServerUrl: string;
+    /** POST /validate an OpenAPI document: { valid, version, errors } (test/support/node/openapi-validator.ts). */
+    openApiValidatorUrl: string;
   }
 }
 
@@ -41,10 +44,13 @@ export default async function setup(project: TestProject) {
   project.provide("fakeLlmUrl", fakeLlm.url);
   const jwks = await startJwksServer();
   project.provide("jwksServerUrl", jwks.url);
+  const openApiValidator = await startOpenApiValidator();
+  project.provide("openApiValidatorUrl", openApiValidator.url);
 
   return async () => {
     await fakeLlm.close();
     await jwks.close();
+    await openApiValidator.close();
     await neonLocal.close();
     if (adminUrl) await dropDatabase(adminUrl, databaseUrl);
     await embedded?.close();
