@@ -32,12 +32,12 @@ export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandl
     const auth =
       typeof options.auth === "function" ? options.auth(c) : (options.auth ?? c.get("services").config.auth);
     const token = bearerToken(c.req.header("authorization"));
-    if (!token) throw unauthorized(c, "Missing bearer token", false);
+    if (!token) throw unauthorized(c, auth, "Missing bearer token", false);
     const payload = await verifyToken(token, auth).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
-      throw unauthorized(c, "Invalid or expired token");
+      throw unauthorized(c, auth, "Invalid or expired token");
     });
-    c.set("caller", callerFrom(c, payload));
+    c.set("caller", callerFrom(c, auth, payload));
     await next();
   };
 }
@@ -123,12 +123,12 @@ async function jwksKeys(url: string, kid: string | undefined): Promise<HonoJsonW
   return keys;
 }
 
-function callerFrom(c: Context<AppEnv>, payload: JWTPayload): Caller {
+function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller {
   const sub = payload.sub;
   if (typeof sub !== "string" || sub.trim() === "" || sub.length > MAX_SUBJECT_LENGTH) {
-    throw unauthorized(c, "Token has no usable subject");
+    throw unauthorized(c, auth, "Token has no usable subject");
   }
-  if (typeof payload.exp !== "number") throw unauthorized(c, "Token has no expiry");
+  if (typeof payload.exp !== "number") throw unauthorized(c, auth, "Token has no expiry");
   return { userId: sub, scopes: parseScopes(payload.scope ?? payload.scp) };
 }
 
@@ -146,9 +146,9 @@ function parseScopes(claim: unknown): Set<Scope> {
  * RFC 6750: a challenge on every 401; `invalid_token` only when a token was presented; RFC 9728
  * `resource_metadata` when an authorization server is configured (JWKS mode).
  */
-function unauthorized(c: Context<AppEnv>, message: string, presented = true): AppError {
+function unauthorized(c: Context<AppEnv>, auth: Auth, message: string, presented = true): AppError {
   const params = presented ? ['error="invalid_token"'] : [];
-  const metadataUrl = protectedResourceMetadataUrl(c);
+  const metadataUrl = protectedResourceMetadataUrl(c, auth);
   if (metadataUrl) params.push(`resource_metadata="${metadataUrl}"`);
   c.header("WWW-Authenticate", params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer");
   return new AppError("unauthorized", message);

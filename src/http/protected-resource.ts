@@ -4,6 +4,7 @@
  * resources: the MCP endpoint (`<origin>/mcp`) and the HTTP API (`<origin>`).
  */
 import type { Context } from "hono";
+import type { Auth } from "../config/config";
 import type { AppEnv, Scope } from "./context";
 
 export const PRM_PATH = "/.well-known/oauth-protected-resource";
@@ -20,8 +21,8 @@ export interface ProtectedResourceMetadata {
 const resourcePath = (path: string) => (path === "/mcp" || path.startsWith("/mcp/") ? "/mcp" : "");
 
 /** Where the metadata for this request's resource lives, or undefined when no authorization server is configured. */
-export function protectedResourceMetadataUrl(c: Context<AppEnv>): string | undefined {
-  if (c.get("services").config.auth.kind !== "jwks") return undefined;
+export function protectedResourceMetadataUrl(c: Context<AppEnv>, auth: Auth): string | undefined {
+  if (auth.kind !== "jwks") return undefined;
   return `${new URL(c.req.url).origin}${PRM_PATH}${resourcePath(c.req.path)}`;
 }
 

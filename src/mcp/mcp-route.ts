@@ -38,7 +38,7 @@ function refuseForeignOrigins(): MiddlewareHandler<AppEnv> {
 function authInfoOf(c: Context<AppEnv>): AuthInfo {
   const caller = c.get("caller");
   const token = c.req.header("authorization")?.replace(/^Bearer[ ]+/i, "") ?? "";
-  const metadataUrl = protectedResourceMetadataUrl(c);
+  const metadataUrl = protectedResourceMetadataUrl(c, c.get("services").config.auth);
   return {
     token,
     clientId: caller.userId,
