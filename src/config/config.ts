@@ -38,6 +38,14 @@ const rawSchema = z.object({
   AUTH_ISSUER: optionalString,
   AUTH_AUDIENCE: optionalString,
 
+  /** Browser origins allowed to call /mcp (comma-separated); requests with any other Origin are refused. */
+  MCP_ALLOWED_ORIGINS: optionalString.transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((o) => o.trim())
+      .filter((o) => o !== ""),
+  ),
+
   GENERATOR_MODEL: optionalString.pipe(modelRef.optional()),
   JUDGE_MODEL: optionalString.pipe(modelRef.optional()),
   ANTHROPIC_API_KEY: optionalString,
@@ -81,6 +89,7 @@ export interface Config {
   neonLocalEndpoint?: string;
   queryTimeoutMs: number;
   auth: Auth;
+  mcp: { allowedOrigins: string[] };
   llm: {
     generator?: ModelRef;
     judge?: ModelRef;
@@ -123,6 +132,7 @@ export function parseConfig(env: RawEnv): Config {
     neonLocalEndpoint: c.NEON_LOCAL_ENDPOINT,
     queryTimeoutMs: c.DATABASE_QUERY_TIMEOUT_MS,
     auth: parseAuth(c),
+    mcp: { allowedOrigins: c.MCP_ALLOWED_ORIGINS },
     llm: {
       generator: c.GENERATOR_MODEL,
       judge: c.JUDGE_MODEL ?? c.GENERATOR_MODEL,

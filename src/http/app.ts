@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { buildServices } from "../composition";
 import { AppError } from "../domain/errors";
+import { mcpRoutes } from "../mcp/mcp-route";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 import { allowedMethods } from "./method-not-allowed";
@@ -8,6 +9,8 @@ import { health } from "./routes/health";
 import { itemsRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
 import { memoryRoutes } from "./routes/memory";
+import { openApiRoutes } from "./routes/openapi";
+import { wellKnownRoutes } from "./routes/well-known";
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -28,6 +31,9 @@ export function createApp() {
   app.route("/items", itemsRoutes);
   app.route("/memory", memoryRoutes);
   app.route("/me", meRoutes);
+  app.route("/mcp", mcpRoutes);
+  app.route("/.well-known", wellKnownRoutes);
+  app.route("/openapi.json", openApiRoutes);
 
   app.notFound((c) => {
     const allowed = allowedMethods(app.routes, c.req.path);

@@ -13,6 +13,7 @@ import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
 import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
 import type { AppEnv, Caller, Scope } from "./context";
+import { protectedResourceMetadataUrl } from "./protected-resource";
 import { textProblem } from "./safe-text";
 
 export const SCOPES: readonly Scope[] = ["memory:read", "items:write", "admin"];
@@ -32,12 +33,12 @@ export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandl
     const auth =
       typeof options.auth === "function" ? options.auth(c) : (options.auth ?? c.get("services").config.auth);
     const token = bearerToken(c.req.header("authorization"));
-    if (!token) throw unauthorized(c, "Missing bearer token", false);
+    if (!token) throw unauthorized(c, auth, "Missing bearer token", false);
     const payload = await verifyToken(token, auth).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
-      throw unauthorized(c, "Invalid or expired token");
+      throw unauthorized(c, auth, "Invalid or expired token");
     });
-    c.set("caller", callerFrom(c, payload));
+    c.set("caller", callerFrom(c, auth, payload));
     await next();
   };
 }
@@ -123,7 +124,7 @@ async function jwksKeys(url: string, kid: string | undefined): Promise<HonoJsonW
   return keys;
 }
 
-function callerFrom(c: Context<AppEnv>, payload: JWTPayload): Caller {
+function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller {
   const sub = payload.sub;
   if (
     typeof sub !== "string" ||
@@ -131,9 +132,9 @@ function callerFrom(c: Context<AppEnv>, payload: JWTPayload): Caller {
     sub.length > MAX_SUBJECT_ID_LENGTH ||
     textProblem(sub) !== null
   ) {
-    throw unauthorized(c, "Token has no usable subject");
+    throw unauthorized(c, auth, "Token has no usable subject");
   }
-  if (typeof payload.exp !== "number") throw unauthorized(c, "Token has no expiry");
+  if (typeof payload.exp !== "number") throw unauthorized(c, auth, "Token has no expiry");
   return { userId: sub, scopes: parseScopes(payload.scope ?? payload.scp) };
 }
 
@@ -147,8 +148,14 @@ function parseScopes(claim: unknown): Set<Scope> {
   return new Set(SCOPES.filter((scope) => values.includes(scope)));
 }
 
-/** RFC 6750: a challenge on every 401; `invalid_token` only when a token was presented. */
-function unauthorized(c: Context<AppEnv>, message: string, presented = true): AppError {
-  c.header("WWW-Authenticate", presented ? 'Bearer error="invalid_token"' : "Bearer");
+/**
+ * RFC 6750: a challenge on every 401; `invalid_token` only when a token was presented; RFC 9728
+ * `resource_metadata` when an authorization server is configured (JWKS mode).
+ */
+function unauthorized(c: Context<AppEnv>, auth: Auth, message: string, presented = true): AppError {
+  const params = presented ? ['error="invalid_token"'] : [];
+  const metadataUrl = protectedResourceMetadataUrl(c, auth);
+  if (metadataUrl) params.push(`resource_metadata="${metadataUrl}"`);
+  c.header("WWW-Authenticate", params.length > 0 ? `Bearer ${params.join(", ")}` : "Bearer");
   return new AppError("unauthorized", message);
 }

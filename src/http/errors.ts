@@ -37,7 +37,8 @@ export function errorResponse(err: unknown, c: Context): Response {
   return c.json({ error: body }, status);
 }
 
-function toAppError(err: unknown, requestId: string): AppError {
+/** Any error as the error model: domain errors as they are, a database that does not answer as a 503. Logs the rest. */
+export function toAppError(err: unknown, requestId: string): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof ConfigError) {
     logError({ requestId, code: "config_invalid", issues: err.issues });

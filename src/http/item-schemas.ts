@@ -131,7 +131,7 @@ const listParam = (values: string[]) =>
 
 const dateParam = storableInstant(z.union([isoDateTime, z.iso.date()]));
 
-const searchSchema = z.object({
+export const searchSchema = z.object({
   q: safeString().max(500, "must be at most 500 characters").optional(),
   kinds: z.array(z.enum(ITEM_KINDS, { error: `must be one of ${ITEM_KINDS.join(", ")}` })).max(20),
   since: dateParam.optional(),

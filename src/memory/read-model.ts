@@ -30,6 +30,8 @@ export type ReadDecision =
       memory: NonNullable<CurrentMemory["version"]>;
     }
   | { kind: "generating"; retryAfterSeconds: number; poke: boolean }
+  /** The subject can see no item: nothing to remember, and no run is asked for. */
+  | { kind: "empty"; poke: false }
   /** `poke` lets the agent notice that a missing LLM configuration has since been fixed. */
   | { kind: "unavailable"; problem: GenerationProblem; details?: Record<string, unknown>; poke: boolean };
 

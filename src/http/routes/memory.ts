@@ -2,16 +2,8 @@
 import { Hono } from "hono";
 import { AppError, notFound } from "../../domain/errors";
 import { isUuid } from "../../domain/memory";
-import {
-  decideRead,
-  emptyBody,
-  matchesIfNoneMatch,
-  parseFormat,
-  parseWait,
-  type ReadDecision,
-  servedBody,
-  waitPollDelays,
-} from "../../memory/read-model";
+import { readMemory } from "../../memory/memory-read";
+import { emptyBody, matchesIfNoneMatch, parseFormat, parseWait, servedBody } from "../../memory/read-model";
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
 
@@ -27,32 +19,7 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const { memoryReader, memoryAgents, items, config, clock, defer } = c.get("services");
-    const subjectId = c.get("caller").userId;
-    const canSeeAnyItem = async () => (await items.search(subjectId, { limit: 1 })).items.length > 0;
-    const read = async (): Promise<ReadDecision> =>
-      decideRead(await memoryReader.current(subjectId), {
-        now: clock.now(),
-        ttlMs: config.memory.ttlMs,
-      });
-
-    let decision = await read();
-    if (decision.kind === "generating" && !(await canSeeAnyItem())) {
-      c.header("Cache-Control", "private, no-cache");
-      return c.json(emptyBody(format));
-    }
-    if (decision.poke) {
-      const memoryMissing = decision.kind !== "ready";
-      await defer(memoryAgents.requestRefresh(subjectId, "read", { memoryMissing }));
-    }
-    if (decision.kind === "generating" && wait > 0) {
-      for (const delay of waitPollDelays(wait * 1000)) {
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        decision = await read();
-        if (decision.kind !== "generating") break;
-      }
-    }
-
+    const decision = await readMemory(c.get("services"), c.get("caller").userId, { waitMs: wait * 1000 });
     switch (decision.kind) {
       case "ready": {
         c.header("ETag", decision.etag);
@@ -64,6 +31,9 @@ export const memoryRoutes = new Hono<AppEnv>()
         c.header("Retry-After", String(decision.retryAfterSeconds));
         c.header("Cache-Control", "no-store");
         return c.json({ status: "generating", retryAfter: decision.retryAfterSeconds }, 202);
+      case "empty":
+        c.header("Cache-Control", "private, no-cache");
+        return c.json(emptyBody(format));
       case "unavailable":
         throw new AppError(decision.problem.code, decision.problem.message, { details: decision.details });
     }

@@ -12,6 +12,7 @@ import { startNeonLocal } from "../../../scripts/lib/neon-local";
 import { startFakeLlm } from "./fake-llm/server";
 import { startFaultProxy } from "./fault-proxy";
 import { startJwksServer } from "./jwks-server";
+import { startOpenApiValidator } from "./openapi-validator";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -24,6 +25,8 @@ declare module "vitest" {
     jwksServerUrl: string;
     /** The `faults` project only: control URL of the TCP proxy between the worker and the database endpoint. */
     faultProxyUrl: string;
+    /** POST /validate an OpenAPI document: { valid, version, errors } (test/support/node/openapi-validator.ts). */
+    openApiValidatorUrl: string;
   }
 }
 
@@ -48,11 +51,14 @@ export default async function setup(project: TestProject) {
   project.provide("fakeLlmUrl", fakeLlm.url);
   const jwks = await startJwksServer();
   project.provide("jwksServerUrl", jwks.url);
+  const openApiValidator = await startOpenApiValidator();
+  project.provide("openApiValidatorUrl", openApiValidator.url);
 
   return async () => {
     await fakeLlm.close();
     await jwks.close();
     await faultProxy?.close();
+    await openApiValidator.close();
     await neonLocal.close();
     if (adminUrl) await dropDatabase(adminUrl, databaseUrl);
     await embedded?.close();

@@ -1,0 +1,128 @@
+/**
+ * The response bodies of the HTTP API, as zod schemas. They feed the OpenAPI document; the OpenAPI test
+ * parses real responses with them, so a handler that changes its output without them fails a test.
+ */
+import { z } from "zod";
+import { ITEM_KINDS } from "../domain/items";
+import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
+
+const dateTime = z.iso.datetime({ offset: true });
+const kind = z.enum(ITEM_KINDS);
+
+export const errorBody = z.object({
+  error: z.object({
+    code: z.string().describe("Stable error code (bad_request, unauthorized, not_found, rate_limited, …)"),
+    message: z.string(),
+    requestId: z.string(),
+    details: z.unknown().optional(),
+  }),
+});
+
+export const ingestResponse = z.object({
+  items: z.array(
+    z.object({
+      id: z.uuid(),
+      source: z.string(),
+      externalId: z.string(),
+      status: z.enum(["created", "updated", "unchanged"]),
+    }),
+  ),
+});
+
+const itemSummary = z.object({
+  id: z.uuid(),
+  kind,
+  source: z.string(),
+  externalId: z.string(),
+  title: z.string().nullable(),
+  author: z.string().nullable(),
+  occurredAt: dateTime,
+});
+
+export const searchResponse = z.object({
+  items: z.array(itemSummary.extend({ snippet: z.string(), rank: z.number() })),
+  nextCursor: z.string().nullable(),
+});
+
+export const itemResponse = itemSummary.extend({
+  ownerId: z.string(),
+  body: z.string(),
+  participants: z.array(z.string()),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+  url: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  sharedWith: z.array(z.string()),
+  links: z.array(
+    z.object({ direction: z.enum(["outgoing", "incoming"]), kind: z.string(), item: itemSummary }),
+  ),
+});
+
+const citation = z.object({
+  id: z.string(),
+  kind: kind.nullable(),
+  title: z.string().nullable(),
+  occurredAt: dateTime.nullable(),
+});
+
+export const memoryResponse = z.object({
+  memory: z.string().optional().describe("Markdown; [n] cites citations[n-1] (format=markdown)"),
+  statements: z
+    .array(z.object({ section: z.string(), text: z.string(), citations: z.array(citation) }))
+    .optional()
+    .describe("format=json"),
+  version: z.uuid(),
+  generatedAt: dateTime,
+  stale: z.boolean(),
+  citations: z.array(citation),
+});
+
+export const generatingResponse = z.object({ status: z.literal("generating"), retryAfter: z.number() });
+
+export const refreshResponse = z.object({
+  status: z.enum(["scheduled", "running", "fresh", "failing"]),
+  runId: z.string().optional(),
+  runAt: dateTime.optional(),
+});
+
+export const runsResponse = z.object({
+  runs: z.array(
+    z.looseObject({
+      id: z.uuid(),
+      trigger: z.enum(RUN_TRIGGERS),
+      status: z.enum(RUN_STATUSES),
+      attempt: z.number(),
+      queuedAt: dateTime,
+      startedAt: dateTime.nullable(),
+      finishedAt: dateTime.nullable(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+const versionSummary = z.looseObject({
+  id: z.uuid(),
+  createdAt: dateTime,
+  runId: z.string().nullable(),
+  generatorModel: z.string(),
+  judgeModel: z.string(),
+  statementCount: z.number(),
+  redactedAt: dateTime.nullable(),
+});
+
+export const versionsResponse = z.object({
+  versions: z.array(versionSummary),
+  nextCursor: z.string().nullable(),
+});
+
+export const versionResponse = z.looseObject({ id: z.uuid(), markdown: z.string(), createdAt: dateTime });
+
+export const healthResponse = z.object({ status: z.enum(["ok", "degraded"]), database: z.string() });
+
+export const protectedResourceResponse = z.object({
+  resource: z.string(),
+  authorization_servers: z.array(z.string()),
+  scopes_supported: z.array(z.string()),
+  bearer_methods_supported: z.array(z.string()),
+  resource_name: z.string(),
+});

@@ -1,0 +1,152 @@
+/**
+ * Reading the caller's workspace over MCP: `search_items`, `get_item` and the `item://{id}` resource. Same
+ * store, same access rule and the same request schema as GET /items: another user's item is "not found".
+ */
+import { type McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { AppError, notFound } from "../domain/errors";
+import type { Item, ItemKind, ItemLink, SearchHit } from "../domain/items";
+import { searchSchema } from "../http/item-schemas";
+import type { McpContext } from "./deps";
+import { needsScope } from "./scopes";
+import { asAppError, guarded, jsonSafe, toolError, toolSuccess } from "./tool-result";
+
+const shape = searchSchema.shape;
+
+/** GET /items's query schema, field by field (so validation cannot drift), with names a model reads well. */
+const searchInput = z.object({
+  query: shape.q.describe("Words to look for (full-text, ranked); omit to list the most recent items"),
+  kinds: shape.kinds.optional().describe("Only these kinds of item"),
+  since: shape.since.describe("Only items that occurred at or after this date (YYYY-MM-DD or ISO 8601)"),
+  until: shape.until.describe("Only items that occurred before this date"),
+  people: shape.people.optional().describe("Only items whose author or participants match these names"),
+  limit: shape.limit.describe("How many results (1-100, default 20)"),
+  cursor: shape.cursor.describe("nextCursor of the previous page"),
+});
+
+const summary = z.looseObject({
+  id: z.string(),
+  kind: z.string(),
+  source: z.string(),
+  externalId: z.string(),
+  title: z.string().nullable(),
+  author: z.string().nullable(),
+  occurredAt: z.string(),
+});
+
+const searchOutput = z.object({
+  items: z.array(summary.extend({ snippet: z.string(), rank: z.number() })),
+  nextCursor: z.string().nullable(),
+});
+
+const itemOutput = z.looseObject({
+  id: z.string(),
+  kind: z.string(),
+  title: z.string().nullable(),
+  body: z.string(),
+  occurredAt: z.string(),
+  links: z.array(z.object({ direction: z.enum(["outgoing", "incoming"]), kind: z.string(), item: summary })),
+});
+
+export function registerItemReadTools(server: McpServer, context: McpContext): void {
+  const { deps, caller } = context;
+  const canRead = needsScope(caller, "memory:read");
+  const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+  server.registerTool(
+    "search_items",
+    {
+      title: "Search the user's items",
+      description:
+        "Searches everything the user can see (emails, messages, tasks, docs, calls, events, files, pull " +
+        "requests, contacts, notes) when the memory does not answer a question or you need the source of a " +
+        "statement. Returns ranked results with a snippet; read one in full with get_item.",
+      inputSchema: searchInput,
+      outputSchema: searchOutput,
+      annotations: readOnly,
+      scopeChallenge: canRead,
+    },
+    (input) =>
+      guarded(async () => {
+        if (input.since && input.until && input.since >= input.until) {
+          throw new AppError("bad_request", '"since" must be before "until"');
+        }
+        const page = await deps.items.search(caller.userId, {
+          ...input,
+          q: input.query,
+          kinds: (input.kinds ?? []) as ItemKind[],
+          people: input.people ?? [],
+        });
+        const text =
+          page.items.length === 0
+            ? "No items match."
+            : page.items.map(hitLine).join("\n") +
+              (page.nextCursor ? `\n(more: cursor ${page.nextCursor})` : "");
+        return toolSuccess(jsonSafe(page), text);
+      }),
+  );
+
+  server.registerTool(
+    "get_item",
+    {
+      title: "Read one item",
+      description:
+        "Reads one of the user's items in full (body, people, date, URL) with its links both ways (replies, " +
+        "mentions, references). Use the ids that search_items or the memory's citations give.",
+      inputSchema: z.object({ id: z.string().min(1).max(100).describe("The item's id") }),
+      outputSchema: itemOutput,
+      annotations: readOnly,
+      scopeChallenge: canRead,
+    },
+    ({ id }) =>
+      guarded(async () => {
+        const item = await deps.items.get(caller.userId, id);
+        if (!item) return toolError(notFound("Item"));
+        return toolSuccess(jsonSafe(item), itemText(item));
+      }),
+  );
+
+  server.registerResource(
+    "item",
+    new ResourceTemplate("item://{id}", { list: undefined }),
+    {
+      title: "One of the user's items",
+      description: "An item the user can see, as text with its links",
+      mimeType: "text/plain",
+      scopeChallenge: canRead,
+    },
+    async (uri, variables) => {
+      const id = String(variables.id ?? "");
+      const item = await deps.items.get(caller.userId, id).catch((err: unknown) => {
+        throw asAppError(err);
+      });
+      if (!item) throw new ResourceNotFoundError(uri.href, "Item not found");
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: itemText(item) }] };
+    },
+  );
+}
+
+function hitLine(hit: SearchHit): string {
+  const date = hit.occurredAt.toISOString().slice(0, 10);
+  return `- ${hit.id} · ${hit.kind} · ${date} · ${hit.title ?? "(untitled)"}: ${hit.snippet}`;
+}
+
+function itemText(item: Item & { links: ItemLink[] }): string {
+  const lines = [
+    `${item.kind} ${item.id} (${item.source}:${item.externalId})`,
+    `Title: ${item.title ?? "(untitled)"}`,
+    `Date: ${item.occurredAt.toISOString()}`,
+  ];
+  if (item.author) lines.push(`Author: ${item.author}`);
+  if (item.participants.length > 0) lines.push(`Participants: ${item.participants.join("; ")}`);
+  if (item.url) lines.push(`URL: ${item.url}`);
+  lines.push("", item.body);
+  if (item.links.length > 0) {
+    lines.push("", "Links:");
+    for (const link of item.links) {
+      const arrow = link.direction === "outgoing" ? "→" : "←";
+      lines.push(`${arrow} ${link.kind} ${link.item.id} · ${link.item.title ?? "(untitled)"}`);
+    }
+  }
+  return lines.join("\n");
+}

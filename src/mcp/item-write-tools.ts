@@ -1,0 +1,111 @@
+/**
+ * Writing to the caller's workspace over MCP (scope `items:write`): `remember` stores a note from the agent
+ * (source `mcp`) through the same ingest path and item schema as POST /items, so it reaches the next memory;
+ * `forget_item` deletes an item the caller owns with the same redaction as DELETE /items/:id.
+ */
+import type { McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { AppError, notFound } from "../domain/errors";
+import { ITEM_KINDS } from "../domain/items";
+import { isUuid } from "../domain/memory";
+import { itemInputSchema } from "../http/item-schemas";
+import { deleteItemWithRedaction } from "../memory/deletion";
+import type { McpContext } from "./deps";
+import { needsScope } from "./scopes";
+import { guarded, toolError, toolSuccess } from "./tool-result";
+
+export const MCP_SOURCE = "mcp";
+const MAX_NOTE_CHARS = 50_000;
+
+const rememberInput = z.object({
+  text: z.string().trim().min(1).max(MAX_NOTE_CHARS).describe("What to remember, in the user's words"),
+  title: z.string().max(200).optional().describe("A short title"),
+  kind: z
+    .enum(ITEM_KINDS)
+    .optional()
+    .describe("note (default) for a fact or preference; task for a commitment; doc for longer text"),
+  occurredAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("When it happened or was said (ISO 8601 with zone); default now"),
+});
+
+export function registerItemWriteTools(server: McpServer, context: McpContext): void {
+  const { deps, caller } = context;
+  const canWrite = needsScope(caller, "items:write");
+
+  server.registerTool(
+    "remember",
+    {
+      title: "Remember something about the user",
+      description:
+        "Stores a note in the user's workspace when they tell you something worth keeping (\"remember that I " +
+        'prefer…", a decision, a commitment, a fact about a colleague). It becomes a source of the next memory ' +
+        "refresh. Remembering the same text again updates that note instead of adding another.",
+      inputSchema: rememberInput,
+      outputSchema: z.object({
+        id: z.string(),
+        status: z.enum(["created", "updated", "unchanged"]),
+        source: z.string(),
+        externalId: z.string(),
+      }),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+      scopeChallenge: canWrite,
+    },
+    (input) =>
+      guarded(async () => {
+        const parsed = itemInputSchema.safeParse({
+          source: MCP_SOURCE,
+          externalId: await noteKey(input.text),
+          kind: input.kind ?? "note",
+          title: input.title,
+          body: input.text,
+          occurredAt: input.occurredAt ?? deps.clock.now().toISOString(),
+        });
+        if (!parsed.success) {
+          const problems = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+          throw new AppError("validation_failed", "The note is invalid", { details: { problems } });
+        }
+        const { outcomes, affectedSubjects } = await deps.items.upsert(caller.userId, [parsed.data]);
+        await deps.memoryEvents.notifyAgents(affectedSubjects, "ingest");
+        const outcome = outcomes[0]!;
+        return toolSuccess({ ...outcome }, `Remembered (${outcome.status}) as item ${outcome.id}.`);
+      }),
+  );
+
+  server.registerTool(
+    "forget_item",
+    {
+      title: "Delete one of the user's items",
+      description:
+        "Permanently deletes an item the user owns (for example a note stored by remember that is wrong or " +
+        "that they ask you to forget). Every memory statement citing it is removed at once. Only when the " +
+        "user asks for it.",
+      inputSchema: z.object({ id: z.string().min(1).max(100).describe("The item's id") }),
+      outputSchema: z.object({ id: z.string(), deleted: z.literal(true) }),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      scopeChallenge: canWrite,
+    },
+    ({ id }) =>
+      guarded(async () => {
+        const removed = isUuid(id) && (await deleteItemWithRedaction(deps, caller.userId, id));
+        if (!removed) return toolError(notFound("Item"));
+        return toolSuccess(
+          { id, deleted: true },
+          `Deleted item ${id}; memory statements citing it are gone.`,
+        );
+      }),
+  );
+}
+
+/** Same text, same note: retries and repeats update one item instead of piling up copies. */
+async function noteKey(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text.trim()));
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `note-${hex.slice(0, 32)}`;
+}

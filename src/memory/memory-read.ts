@@ -1,0 +1,52 @@
+/**
+ * Reading a subject's memory, as GET /memory and the MCP tools do: one row from the read model, the
+ * decision (read-model.ts), a poke of the subject's agent when the memory is stale or missing, and, when
+ * asked to, a wait for a first memory. A subject who can see no item gets "empty", and no run.
+ */
+import type { Clock } from "../domain/clock";
+import type { ItemStore } from "../domain/items";
+import type { MemoryAgents } from "./memory-agents-port";
+import type { MemoryReader } from "./memory-reader";
+import { decideRead, type ReadDecision, waitPollDelays } from "./read-model";
+
+export interface MemoryReadDeps {
+  memoryReader: Pick<MemoryReader, "current">;
+  items: Pick<ItemStore, "search">;
+  memoryAgents: Pick<MemoryAgents, "requestRefresh">;
+  clock: Clock;
+  config: { memory: { ttlMs: number } };
+  /** Runs the poke after the answer (waitUntil). */
+  defer(work: Promise<unknown>): Promise<void>;
+}
+
+export async function readMemory(
+  deps: MemoryReadDeps,
+  subjectId: string,
+  options: { waitMs?: number } = {},
+): Promise<ReadDecision> {
+  const read = async () =>
+    decideRead(await deps.memoryReader.current(subjectId), {
+      now: deps.clock.now(),
+      ttlMs: deps.config.memory.ttlMs,
+    });
+  let decision = await read();
+  if (decision.kind === "generating" && !(await canSeeAnyItem(deps, subjectId))) {
+    return { kind: "empty", poke: false };
+  }
+  if (decision.poke) {
+    const memoryMissing = decision.kind !== "ready";
+    await deps.defer(deps.memoryAgents.requestRefresh(subjectId, "read", { memoryMissing }));
+  }
+  if (decision.kind === "generating" && options.waitMs) {
+    for (const delay of waitPollDelays(options.waitMs)) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      decision = await read();
+      if (decision.kind !== "generating") break;
+    }
+  }
+  return decision;
+}
+
+async function canSeeAnyItem(deps: Pick<MemoryReadDeps, "items">, subjectId: string): Promise<boolean> {
+  return (await deps.items.search(subjectId, { limit: 1 })).items.length > 0;
+}
