@@ -68,10 +68,29 @@ const WINDOWS_ZONES: Record<string, string> = {
   "New Zealand Standard Time": "Pacific/Auckland",
 };
 
+/** Outlook's display names, e.g. TZID="(UTC-05:00) Eastern Time (US and Canada)". */
+const DISPLAY_NAMES: [RegExp, string][] = [
+  [/Eastern Time \(US (&|and) Canada\)/i, "America/New_York"],
+  [/Central Time \(US (&|and) Canada\)/i, "America/Chicago"],
+  [/Mountain Time \(US (&|and) Canada\)/i, "America/Denver"],
+  [/Pacific Time \(US (&|and) Canada\)/i, "America/Los_Angeles"],
+  [/Dublin, Edinburgh, Lisbon, London/i, "Europe/London"],
+  [/Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna/i, "Europe/Berlin"],
+  [/Brussels, Copenhagen, Madrid, Paris/i, "Europe/Paris"],
+  [/Belgrade, Bratislava, Budapest, Ljubljana, Prague/i, "Europe/Budapest"],
+  [/Sarajevo, Skopje, Warsaw, Zagreb/i, "Europe/Warsaw"],
+  [/Helsinki, Kyiv|Helsinki, Kiev/i, "Europe/Kiev"],
+  [/Chennai, Kolkata, Mumbai, New Delhi/i, "Asia/Calcutta"],
+  [/Osaka, Sapporo, Tokyo/i, "Asia/Tokyo"],
+  [/Beijing, Chongqing, Hong Kong, Urumqi/i, "Asia/Shanghai"],
+  [/Canberra, Melbourne, Sydney/i, "Australia/Sydney"],
+];
+
 /** The IANA zone a TZID names, or undefined when it names none this runtime knows. */
 export function ianaZone(tzid: string): string | undefined {
   const name = tzid.trim().replace(/^"|"$/g, "");
-  const candidates = [WINDOWS_ZONES[name], name, name.match(/([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_]+)?)$/)?.[1]];
+  const display = DISPLAY_NAMES.find(([pattern]) => pattern.test(name))?.[1];
+  const candidates = [WINDOWS_ZONES[name], display, name, name.match(/([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_]+)?)$/)?.[1]];
   for (const zone of candidates) {
     if (zone && isKnownZone(zone)) return zone;
   }
