@@ -2,6 +2,7 @@
 import { createGenerator } from "./agent/generator";
 import { type Config, configFor } from "./config/config";
 import { createDb, type Db } from "./db/client";
+import { createIngestAddresses } from "./db/ingest-addresses";
 import { createItemStore } from "./db/item-store";
 import { createMemoryEvents } from "./db/memory-events";
 import { createMemoryStore } from "./db/memory-store";
@@ -9,6 +10,7 @@ import { createMemoryAgents } from "./do/memory-agents";
 import { type Clock, systemClock } from "./domain/clock";
 import { AppError } from "./domain/errors";
 import type { Generator } from "./domain/generation";
+import type { IngestAddresses } from "./domain/ingest-addresses";
 import type { ItemStore } from "./domain/items";
 import type { MemoryEvents } from "./domain/memory-events";
 import type { Env } from "./env";
@@ -22,6 +24,7 @@ export interface Services {
   clock: Clock;
   memoryEvents: MemoryEvents;
   items: ItemStore;
+  ingestAddresses: IngestAddresses;
   memoryStore: MemoryStore;
   memoryAgents: MemoryAgents;
   /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
@@ -48,6 +51,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
       defer(Promise.allSettled(subjectIds.map((id) => memoryAgents.requestRefresh(id, "ingest")))),
     ),
     items: createItemStore(db),
+    ingestAddresses: createIngestAddresses(db),
     memoryStore: createMemoryStore(db),
     memoryAgents,
     defer,

@@ -2,6 +2,7 @@ import { buildServices } from "./composition";
 import { runSweep } from "./cron/sweep";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
 import type { Env } from "./env";
+import { receiveEmail } from "./email/inbound";
 import { createApp } from "./http/app";
 import type { SweepMessage } from "./memory/sweep-fanout";
 
@@ -11,6 +12,7 @@ const app = createApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  email: (message, env, ctx) => receiveEmail(message, buildServices(env, ctx)),
   async scheduled(controller, env, _ctx) {
     await runSweep(env, controller);
   },

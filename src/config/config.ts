@@ -64,6 +64,10 @@ const rawSchema = z.object({
   AGENT_MAX_TOOL_CALLS: intSetting(40, 1, 500),
   AGENT_MAX_TOKENS: intSetting(200_000, 1000, 10_000_000),
   AGENT_WALL_SECONDS: intSetting(300, 5, 840),
+
+  /** The domain of private ingest addresses (Cloudflare Email Routing sends its mail to the worker). */
+  INGEST_EMAIL_DOMAIN: optionalString.pipe(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain name").optional()),
+  INGEST_EMAIL_MAX_BYTES: intSetting(10 * 1024 * 1024, 1024, 25 * 1024 * 1024),
 });
 
 export type ModelRef = { provider: "anthropic" | "openai"; model: string };
@@ -93,6 +97,7 @@ export interface Config {
   };
   sweep: { pageSize: number; maxDispatch: number; spreadMs: number };
   budgets: { maxTurns: number; maxToolCalls: number; maxTokens: number; wallMs: number };
+  inboundEmail: { domain: string; maxBytes: number };
 }
 
 type RawEnv = Record<string, unknown>;
@@ -142,6 +147,7 @@ export function parseConfig(env: RawEnv): Config {
       maxTokens: c.AGENT_MAX_TOKENS,
       wallMs: c.AGENT_WALL_SECONDS * 1000,
     },
+    inboundEmail: { domain: c.INGEST_EMAIL_DOMAIN ?? "ingest.localhost", maxBytes: c.INGEST_EMAIL_MAX_BYTES },
   };
 }
 

@@ -4,6 +4,7 @@ import { AppError } from "../domain/errors";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 import { health } from "./routes/health";
+import { ingestAddressRoutes } from "./routes/ingest-address";
 import { itemsRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
 import { memoryRoutes } from "./routes/memory";
@@ -22,6 +23,7 @@ export function createApp() {
   app.route("/health", health);
   app.route("/items", itemsRoutes);
   app.route("/memory", memoryRoutes);
+  app.route("/me/ingest-address", ingestAddressRoutes);
   app.route("/me", meRoutes);
 
   app.notFound(() => {
