@@ -26,7 +26,10 @@ function message(i: number): string {
   const thread = Math.floor(i / 5);
   const date = new Date(Date.UTC(2020, 0, 1) + i * 60_000);
   const words = "plan budget launch review hiring roadmap metrics customer contract design".split(" ");
-  const body = Array.from({ length: 40 }, (_, n) => `${words[(i + n) % words.length]} line ${n} of message ${i}.`).join("\n");
+  const body = Array.from(
+    { length: 40 },
+    (_, n) => `${words[(i + n) % words.length]} line ${n} of message ${i}.`,
+  ).join("\n");
   const headers = [
     `From: Person ${i % 97} <p${i % 97}@example.com>`,
     `To: Person ${(i + 1) % 97} <p${(i + 1) % 97}@example.com>`,
@@ -41,7 +44,9 @@ function message(i: number): string {
     return `${headers.join("\n")}\nContent-Type: text/html; charset=utf-8\n\n<html><body><p>${body.replaceAll("\n", "</p><p>")}</p></body></html>\n`;
   }
   if (kind === 9) {
-    const attachment = Buffer.alloc(1500, i % 256).toString("base64").replace(/.{76}/g, "$&\n");
+    const attachment = Buffer.alloc(1500, i % 256)
+      .toString("base64")
+      .replace(/.{76}/g, "$&\n");
     return `${headers.join("\n")}\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b${i}"\n\n--b${i}\nContent-Type: text/plain; charset=utf-8\n\n${body}\n\n>From the quoted archive\n\nFrom my phone, unescaped\n--b${i}\nContent-Type: application/octet-stream; name="f${i}.bin"\nContent-Disposition: attachment; filename="f${i}.bin"\nContent-Transfer-Encoding: base64\n\n${attachment}\n--b${i}--\n`;
   }
   return `${headers.join("\n")}\nContent-Type: text/plain; charset=utf-8\n\n${body}\n`;
@@ -58,7 +63,9 @@ async function generate(): Promise<number> {
   while (written < targetBytes) {
     const chunk: string[] = [];
     for (let n = 0; n < 1000; n++, i++) {
-      chunk.push(`From p${i % 97}@example.com ${new Date(Date.UTC(2020, 0, 1) + i * 60_000).toUTCString().replace(",", "")}\n${message(i)}\n`);
+      chunk.push(
+        `From p${i % 97}@example.com ${new Date(Date.UTC(2020, 0, 1) + i * 60_000).toUTCString().replace(",", "")}\n${message(i)}\n`,
+      );
     }
     const data = chunk.join("");
     written += Buffer.byteLength(data);
@@ -69,9 +76,13 @@ async function generate(): Promise<number> {
   return i;
 }
 
-async function runCli(args: string[]): Promise<{ summary: Record<string, unknown>; seconds: number; peakRssMb: number }> {
+async function runCli(
+  args: string[],
+): Promise<{ summary: Record<string, unknown>; seconds: number; peakRssMb: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let stdout = "";
   child.stdout.on("data", (d: Buffer) => {
     stdout += d.toString();
@@ -86,13 +97,19 @@ async function runCli(args: string[]): Promise<{ summary: Record<string, unknown
   clearInterval(poll);
   const seconds = (performance.now() - started) / 1000;
   const last = stdout.trim().split("\n").pop() ?? "{}";
-  return { summary: JSON.parse(last) as Record<string, unknown>, seconds, peakRssMb: Math.round(peakKb / 1024) };
+  return {
+    summary: JSON.parse(last) as Record<string, unknown>,
+    seconds,
+    peakRssMb: Math.round(peakKb / 1024),
+  };
 }
 
 const generateStarted = performance.now();
 const messages = await generate();
 const size = statSync(file).size;
-console.log(`mbox: ${file}, ${(size / 1024 ** 3).toFixed(2)} GB, ${messages.toLocaleString("en")} messages (ready in ${((performance.now() - generateStarted) / 1000).toFixed(0)} s)`);
+console.log(
+  `mbox: ${file}, ${(size / 1024 ** 3).toFixed(2)} GB, ${messages.toLocaleString("en")} messages (ready in ${((performance.now() - generateStarted) / 1000).toFixed(0)} s)`,
+);
 
 const report = (label: string, r: Awaited<ReturnType<typeof runCli>>) => {
   const records = Number(r.summary.records);
@@ -101,7 +118,9 @@ const report = (label: string, r: Awaited<ReturnType<typeof runCli>>) => {
       `${(r.summary.errors as unknown[]).length} errors in ${r.seconds.toFixed(1)} s = ` +
       `${Math.round(records / r.seconds).toLocaleString("en")} records/s, ${(size / 1024 ** 2 / r.seconds).toFixed(1)} MB/s, peak RSS ${r.peakRssMb} MB`,
   );
-  console.log(`  summary: ${JSON.stringify({ ...r.summary, errors: (r.summary.errors as unknown[]).length })}`);
+  console.log(
+    `  summary: ${JSON.stringify({ ...r.summary, errors: (r.summary.errors as unknown[]).length })}`,
+  );
 };
 
 report("dry run", await runCli(["mbox", file, "--dry-run", "--json"]));

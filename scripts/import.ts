@@ -7,12 +7,12 @@
  */
 import { pathToFileURL } from "node:url";
 import { parseImportArgs, USAGE, UsageError } from "./lib/import/args";
+import type { ApiItem } from "./lib/import/batches";
 import { FORMATS } from "./lib/import/formats";
 import { expandInputs, InputError } from "./lib/import/input-files";
 import { jsonLine, progressLine, samplesText, summaryTable } from "./lib/import/report";
 import { runImport } from "./lib/import/run-import";
 import { createSender, FatalSendError } from "./lib/import/sender";
-import type { ApiItem } from "./lib/import/batches";
 
 export async function main(argv: string[]): Promise<number> {
   let args: ReturnType<typeof parseImportArgs>;

@@ -1,8 +1,8 @@
 import { buildServices } from "./composition";
 import { runSweep } from "./cron/sweep";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
-import type { Env } from "./env";
 import { receiveEmail } from "./email/inbound";
+import type { Env } from "./env";
 import { createApp } from "./http/app";
 import type { SweepMessage } from "./memory/sweep-fanout";
 

@@ -5,9 +5,11 @@ import { parseVcf } from "../src/import/vcf";
 import { bytes, fixtures, latin1Bytes } from "./support/import-fixtures";
 
 const ics = (name: string) => [...parseIcs({ path: name, text: fixtures.ics[name]! })];
-const vcf = (name: string, data = bytes(fixtures.vcf[name]!)) =>
-  [...parseVcf({ path: name, bytes: data }, { fallbackDate: "2024-01-01T00:00:00.000Z" })];
-const items = (events: ImportEvent[]): ImportItem[] => events.flatMap((e) => (e.type === "item" ? [e.item] : []));
+const vcf = (name: string, data = bytes(fixtures.vcf[name]!)) => [
+  ...parseVcf({ path: name, bytes: data }, { fallbackDate: "2024-01-01T00:00:00.000Z" }),
+];
+const items = (events: ImportEvent[]): ImportItem[] =>
+  events.flatMap((e) => (e.type === "item" ? [e.item] : []));
 
 describe("iCalendar import (node-ical's real-world fixtures)", () => {
   it("imports every event of each sample file", () => {
@@ -40,7 +42,11 @@ describe("iCalendar import (node-ical's real-world fixtures)", () => {
 
   it("resolves Outlook display-name zones and states the recurrence rule in the body", () => {
     const [event] = items(ics("windows-quoted-tz-rrule.ics"));
-    expect(event).toMatchObject({ externalId: "0000001", title: "Treasure Hunting", occurredAt: "2015-07-06T16:00:00.000Z" });
+    expect(event).toMatchObject({
+      externalId: "0000001",
+      title: "Treasure Hunting",
+      occurredAt: "2015-07-06T16:00:00.000Z",
+    });
     expect(event!.body).toContain("Repeats: daily, 10 times (FREQ=DAILY;COUNT=10)");
     expect(event!.metadata?.exdates).toHaveLength(2);
   });
@@ -54,10 +60,18 @@ describe("iCalendar import (node-ical's real-world fixtures)", () => {
 
   it("maps the organizer to the author and attendees to participants", () => {
     const text = [
-      "BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "UID:review-1", "SUMMARY:Design review",
-      "DTSTART;TZID=Pacific Standard Time:20240311T090000", "ORGANIZER;CN=Ada Lovelace:mailto:ada@example.com",
-      "ATTENDEE;CN=Ben;PARTSTAT=ACCEPTED:mailto:ben@example.com", "ATTENDEE:mailto:cy@example.com",
-      "END:VEVENT", "END:VCALENDAR", "",
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "BEGIN:VEVENT",
+      "UID:review-1",
+      "SUMMARY:Design review",
+      "DTSTART;TZID=Pacific Standard Time:20240311T090000",
+      "ORGANIZER;CN=Ada Lovelace:mailto:ada@example.com",
+      "ATTENDEE;CN=Ben;PARTSTAT=ACCEPTED:mailto:ben@example.com",
+      "ATTENDEE:mailto:cy@example.com",
+      "END:VEVENT",
+      "END:VCALENDAR",
+      "",
     ].join("\r\n");
     const [event] = items([...parseIcs({ path: "inline.ics", text })]);
     expect(event).toMatchObject({
@@ -70,9 +84,18 @@ describe("iCalendar import (node-ical's real-world fixtures)", () => {
 
 describe("vCard import (ez-vcard's real-world fixtures)", () => {
   it("reads cards from Android (2.1), Outlook (2.1), iPhone (3.0, LF-only), Evolution (3.0), Gmail and RFC 6350 (4.0)", () => {
-    const titles = Object.fromEntries(Object.keys(fixtures.vcf).map((name) => [name, items(vcf(name)).map((i) => i.title)]));
+    const titles = Object.fromEntries(
+      Object.keys(fixtures.vcf).map((name) => [name, items(vcf(name)).map((i) => i.title)]),
+    );
     expect(titles).toEqual({
-      "John_Doe_ANDROID.vcf": ["john.doe@company.com", "jane.doe@company.com", "Ñ Ñ Ñ Ñ Ñ", "Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ", "Ñ Ñ Ñ Ñ", "ÑÑÑÑ"],
+      "John_Doe_ANDROID.vcf": [
+        "john.doe@company.com",
+        "jane.doe@company.com",
+        "Ñ Ñ Ñ Ñ Ñ",
+        "Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ Ñ",
+        "Ñ Ñ Ñ Ñ",
+        "ÑÑÑÑ",
+      ],
       "John_Doe_EVOLUTION.vcf": ["Mr. John Richter, James Doe Sr."],
       "John_Doe_IPHONE.vcf": ["Mr. John Richter James Doe Sr."],
       "John_Doe_MS_OUTLOOK.vcf": ["Mr. John Richter James Doe Sr."],
@@ -91,7 +114,8 @@ describe("vCard import (ez-vcard's real-world fixtures)", () => {
   });
 
   it("decodes quoted-printable values in a declared charset, with soft line breaks", () => {
-    const card = "BEGIN:VCARD\nVERSION:2.1\nFN;CHARSET=ISO-8859-1;ENCODING=QUOTED-PRINTABLE:J=F6rg M=\n=FCller\nTEL;WORK;VOICE:+49 30 1234\nEND:VCARD\n";
+    const card =
+      "BEGIN:VCARD\nVERSION:2.1\nFN;CHARSET=ISO-8859-1;ENCODING=QUOTED-PRINTABLE:J=F6rg M=\n=FCller\nTEL;WORK;VOICE:+49 30 1234\nEND:VCARD\n";
     const [item] = items(vcf("latin1.vcf", latin1Bytes(card)));
     expect(item!.title).toBe("Jörg Müller");
     expect(item!.body).toBe("Phone (work): +49 30 1234");

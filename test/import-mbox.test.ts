@@ -8,7 +8,11 @@ function sampleMbox(eol: "\n" | "\r\n"): Uint8Array {
   const lf = (text: string) => text.replace(/\r?\n/g, eol);
   const parts = [
     bytes(lf(`From MAILER-DAEMON Fri Jul  8 12:08:34 2011\n${fixtures.eml["mixed.eml"]!.trimEnd()}\n\n`)),
-    bytes(lf(`From bounce@example.com Mon Jan 01 00:00:00 +0000 2024\n${fixtures.eml["bounce.eml"]!.trimEnd()}\n\n`)),
+    bytes(
+      lf(
+        `From bounce@example.com Mon Jan 01 00:00:00 +0000 2024\n${fixtures.eml["bounce.eml"]!.trimEnd()}\n\n`,
+      ),
+    ),
     bytes(
       lf(
         "From ada@example.com Tue Mar  5 09:30:00 2024\nFrom: Ada <ada@example.com>\nTo: Ben <ben@example.com>\n" +
@@ -33,7 +37,8 @@ function sampleMbox(eol: "\n" | "\r\n"): Uint8Array {
 function split(data: Uint8Array, chunkSize: number): MboxMessage[] {
   const splitter = new MboxSplitter();
   const pieces = [];
-  for (let i = 0; i < data.length; i += chunkSize) pieces.push(...splitter.push(data.subarray(i, i + chunkSize)));
+  for (let i = 0; i < data.length; i += chunkSize)
+    pieces.push(...splitter.push(data.subarray(i, i + chunkSize)));
   pieces.push(...splitter.end());
   return pieces.map((p) => {
     if (p.type !== "message") throw new Error(`unexpected ${p.type}`);
@@ -88,7 +93,11 @@ describe("mbox splitting", () => {
 describe("email mapping", () => {
   it("maps a reply: title, author, participants, reply and thread links, Gmail labels", async () => {
     const message = split(sampleMbox("\n"), 1 << 20)[2]!;
-    const event = await parseEmail(message.raw, { file: "x.mbox", position: "message 3" }, { fallbackDate: message.separatorDate });
+    const event = await parseEmail(
+      message.raw,
+      { file: "x.mbox", position: "message 3" },
+      { fallbackDate: message.separatorDate },
+    );
     if (event.type !== "item") throw new Error(JSON.stringify(event));
     expect(event.item).toMatchObject({
       externalId: "reply-1@example.com",
@@ -106,19 +115,31 @@ describe("email mapping", () => {
 
   it("decodes Latin-1, falls back to the separator date, and hashes a message without Message-ID", async () => {
     const message = split(sampleMbox("\n"), 1 << 20)[3]!;
-    const event = await parseEmail(message.raw, { file: "x.mbox", position: "4" }, { fallbackDate: message.separatorDate });
+    const event = await parseEmail(
+      message.raw,
+      { file: "x.mbox", position: "4" },
+      { fallbackDate: message.separatorDate },
+    );
     if (event.type !== "item") throw new Error(JSON.stringify(event));
     expect(event.item.title).toBe("café");
     expect(event.item.author).toBe("André <andre@example.com>");
     expect(event.item.body).toBe("Crème brûlée");
     expect(event.item.occurredAt).toBe("2024-03-06T10:00:00.000Z");
     expect(event.item.externalId).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const again = await parseEmail(message.raw, { file: "x.mbox", position: "4" }, { fallbackDate: message.separatorDate });
+    const again = await parseEmail(
+      message.raw,
+      { file: "x.mbox", position: "4" },
+      { fallbackDate: message.separatorDate },
+    );
     expect(again.type === "item" && again.item.externalId).toBe(event.item.externalId);
   });
 
   it("lists attachments by name, type and size without their bytes", async () => {
-    const event = await parseEmail(bytes(fixtures.eml["mimetorture.eml"]!), { file: "mimetorture.eml", position: "message" }, { fallbackDate: "2024-01-01T00:00:00Z" });
+    const event = await parseEmail(
+      bytes(fixtures.eml["mimetorture.eml"]!),
+      { file: "mimetorture.eml", position: "message" },
+      { fallbackDate: "2024-01-01T00:00:00Z" },
+    );
     if (event.type !== "item") throw new Error(JSON.stringify(event));
     const attachments = event.item.metadata?.attachments as { name?: string; type: string; size: number }[];
     expect(attachments.length).toBeGreaterThan(0);
@@ -127,13 +148,18 @@ describe("email mapping", () => {
 
   it("parses every postal-mime fixture into an item with a date and an id", async () => {
     for (const [name, content] of Object.entries(fixtures.eml)) {
-      const event = await parseEmail(bytes(content), { file: name, position: "message" }, { fallbackDate: "2024-01-01T00:00:00Z" });
+      const event = await parseEmail(
+        bytes(content),
+        { file: name, position: "message" },
+        { fallbackDate: "2024-01-01T00:00:00Z" },
+      );
       expect(event.type, name).toBe("item");
     }
   });
 
   it("turns an HTML-only message into readable text", async () => {
-    const raw = "From: a@b.c\nDate: Tue, 5 Mar 2024 10:00:00 +0100\nContent-Type: text/html\n\n<html><style>p{}</style><p>Hello &amp; welcome</p><p>Line<br>two</p></html>\n";
+    const raw =
+      "From: a@b.c\nDate: Tue, 5 Mar 2024 10:00:00 +0100\nContent-Type: text/html\n\n<html><style>p{}</style><p>Hello &amp; welcome</p><p>Line<br>two</p></html>\n";
     const event = await parseEmail(bytes(raw), { file: "x", position: "1" });
     expect(event.type === "item" && event.item.body).toBe("Hello & welcome\nLine\ntwo");
     expect(event.type === "item" && event.item.occurredAt).toBe("2024-03-05T09:00:00.000Z");

@@ -54,18 +54,34 @@ describe("inbound email", () => {
     const user = newUserId();
     const { address: to } = await address(user);
     expect(await deliver(to, mail("root-in@example.com", "Budget approved"))).toEqual([]);
-    expect(await deliver(to, mail("reply-in@example.com", "Re: Budget approved", "In-Reply-To: <root-in@example.com>\r\n"))).toEqual([]);
-    const found = await json<{ items: { id: string; externalId: string; source: string }[] }>(await call(user, "GET", "/items?q=budget"));
-    expect(found.items.map((i) => [i.source, i.externalId]).sort()).toEqual([["email", "reply-in@example.com"], ["email", "root-in@example.com"]]);
+    expect(
+      await deliver(
+        to,
+        mail("reply-in@example.com", "Re: Budget approved", "In-Reply-To: <root-in@example.com>\r\n"),
+      ),
+    ).toEqual([]);
+    const found = await json<{ items: { id: string; externalId: string; source: string }[] }>(
+      await call(user, "GET", "/items?q=budget"),
+    );
+    expect(found.items.map((i) => [i.source, i.externalId]).sort()).toEqual([
+      ["email", "reply-in@example.com"],
+      ["email", "root-in@example.com"],
+    ]);
     const reply = found.items.find((i) => i.externalId === "reply-in@example.com")!;
-    const stored = await json<{ author: string; links: { kind: string; item: { externalId: string } }[] }>(await call(user, "GET", `/items/${reply.id}`));
+    const stored = await json<{ author: string; links: { kind: string; item: { externalId: string } }[] }>(
+      await call(user, "GET", `/items/${reply.id}`),
+    );
     expect(stored.author).toBe("Dana <dana@example.com>");
     expect(stored.links.map((l) => [l.kind, l.item.externalId])).toEqual([["reply", "root-in@example.com"]]);
   });
 
   it("rejects mail to an unknown address", async () => {
-    expect(await deliver("abcdefghijklmnopqrstuvwxyz@ingest.localhost", mail("x@example.com", "hi"))).toEqual(["Unknown or revoked address"]);
-    expect(await deliver("someone@elsewhere.example", mail("y@example.com", "hi"))).toEqual(["Unknown or revoked address"]);
+    expect(await deliver("abcdefghijklmnopqrstuvwxyz@ingest.localhost", mail("x@example.com", "hi"))).toEqual(
+      ["Unknown or revoked address"],
+    );
+    expect(await deliver("someone@elsewhere.example", mail("y@example.com", "hi"))).toEqual([
+      "Unknown or revoked address",
+    ]);
   });
 
   it("rejects mail to a revoked address, and DELETE is a 404 once nothing is left to revoke", async () => {
@@ -83,7 +99,9 @@ describe("inbound email", () => {
     const user = newUserId();
     const { address: to } = await address(user);
     const reasons = await deliver(to, mail("huge@example.com", "huge"), 50 * 1024 * 1024);
-    expect(reasons).toEqual([`Message too large: ${50 * 1024 * 1024} bytes; the limit is ${10 * 1024 * 1024} bytes`]);
+    expect(reasons).toEqual([
+      `Message too large: ${50 * 1024 * 1024} bytes; the limit is ${10 * 1024 * 1024} bytes`,
+    ]);
     const found = await json<{ items: unknown[] }>(await call(user, "GET", "/items?q=huge"));
     expect(found.items).toEqual([]);
   });

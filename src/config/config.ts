@@ -66,7 +66,12 @@ const rawSchema = z.object({
   AGENT_WALL_SECONDS: intSetting(300, 5, 840),
 
   /** The domain of private ingest addresses (Cloudflare Email Routing sends its mail to the worker). */
-  INGEST_EMAIL_DOMAIN: optionalString.pipe(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain name").optional()),
+  INGEST_EMAIL_DOMAIN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain name")
+      .optional(),
+  ),
   INGEST_EMAIL_MAX_BYTES: intSetting(10 * 1024 * 1024, 1024, 25 * 1024 * 1024),
 });
 

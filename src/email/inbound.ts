@@ -39,7 +39,9 @@ export async function receiveEmail(message: InboundMessage, services: Services):
   const now = services.clock.now().toISOString();
   const event = await parseEmail(raw, { file: "inbound", position: message.to }, { fallbackDate: now });
   if (event.type !== "item") {
-    message.setReject(event.type === "error" ? `Unreadable message: ${event.message}` : "Message not imported");
+    message.setReject(
+      event.type === "error" ? `Unreadable message: ${event.message}` : "Message not imported",
+    );
     return;
   }
   const { links, ...item } = event.item;

@@ -17,7 +17,11 @@ export interface EmailOptions {
 }
 
 /** Parses one message; a message that cannot be read becomes an `error` event, never a throw. */
-export async function parseEmail(raw: Uint8Array, at: RecordPosition, options: EmailOptions = {}): Promise<ImportEvent> {
+export async function parseEmail(
+  raw: Uint8Array,
+  at: RecordPosition,
+  options: EmailOptions = {},
+): Promise<ImportEvent> {
   let email: Email;
   try {
     email = await PostalMime.parse(raw, { attachmentEncoding: "arraybuffer" });
@@ -51,7 +55,11 @@ async function emailItem(
     }));
   }
   const labels = header(email, "x-gmail-labels");
-  if (labels) metadata.gmailLabels = labels.split(",").map((l) => l.trim()).filter(Boolean);
+  if (labels)
+    metadata.gmailLabels = labels
+      .split(",")
+      .map((l) => l.trim())
+      .filter(Boolean);
   if (body.truncated) metadata.truncated = true;
   if (!messageId) metadata.messageIdMissing = true;
 
@@ -84,7 +92,9 @@ function bareId(id: string | undefined): string | undefined {
 
 /** `Name <address>`, or the bare address; group members flattened. */
 function formatAddresses(addresses: Address[]): string[] {
-  return addresses.flatMap((a) => (a.group ? formatAddresses(a.group) : [mailbox(a.name, a.address)])).filter(Boolean);
+  return addresses
+    .flatMap((a) => (a.group ? formatAddresses(a.group) : [mailbox(a.name, a.address)]))
+    .filter(Boolean);
 }
 
 function mailbox(name: string, address: string): string {

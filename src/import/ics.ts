@@ -17,26 +17,38 @@ export function* parseIcs(file: { path: string; text: string }): Iterable<Import
   if (calendars.ok) {
     let index = 0;
     for (const calendar of calendars.components) {
-      for (const vevent of calendar.getAllSubcomponents("vevent")) yield eventFrom(vevent, file.path, ++index);
+      for (const vevent of calendar.getAllSubcomponents("vevent"))
+        yield eventFrom(vevent, file.path, ++index);
     }
-    if (index === 0) yield { type: "skipped", reason: "calendar without events", at: { file: file.path, position: "file" } };
+    if (index === 0)
+      yield { type: "skipped", reason: "calendar without events", at: { file: file.path, position: "file" } };
     return;
   }
   // The file as a whole does not parse: parse each VEVENT alone, with the file's time zones beside it.
   const blocks = file.text.match(/^BEGIN:VEVENT\r?$[\s\S]*?^END:VEVENT\r?$/gim) ?? [];
   if (blocks.length === 0) {
-    yield { type: "error", message: `not an iCalendar file: ${calendars.error}`, at: { file: file.path, position: "file" } };
+    yield {
+      type: "error",
+      message: `not an iCalendar file: ${calendars.error}`,
+      at: { file: file.path, position: "file" },
+    };
     return;
   }
   const zones = (file.text.match(/^BEGIN:VTIMEZONE\r?$[\s\S]*?^END:VTIMEZONE\r?$/gim) ?? []).join("\r\n");
   let index = 0;
   for (const block of blocks) {
     index++;
-    const single = parseCalendars(`BEGIN:VCALENDAR\r\nVERSION:2.0\r\n${zones}\r\n${block}\r\nEND:VCALENDAR\r\n`);
+    const single = parseCalendars(
+      `BEGIN:VCALENDAR\r\nVERSION:2.0\r\n${zones}\r\n${block}\r\nEND:VCALENDAR\r\n`,
+    );
     const vevent = single.ok ? single.components[0]?.getFirstSubcomponent("vevent") : null;
     if (!vevent) {
       const reason = single.ok ? "no event" : single.error;
-      yield { type: "error", message: `malformed event: ${reason}`, at: { file: file.path, position: `event ${index}` } };
+      yield {
+        type: "error",
+        message: `malformed event: ${reason}`,
+        at: { file: file.path, position: `event ${index}` },
+      };
     } else yield eventFrom(vevent, file.path, index);
   }
 }
@@ -57,7 +69,11 @@ function eventFrom(vevent: Component, file: string, index: number): ImportEvent 
     const item = eventItem(vevent);
     return typeof item === "string" ? { type: "error", message: item, at } : { type: "item", item, at };
   } catch (error) {
-    return { type: "error", message: `malformed event: ${error instanceof Error ? error.message : String(error)}`, at };
+    return {
+      type: "error",
+      message: `malformed event: ${error instanceof Error ? error.message : String(error)}`,
+      at,
+    };
   }
 }
 
@@ -66,24 +82,37 @@ function eventItem(vevent: Component): ImportItem | string {
   const startProp = vevent.getFirstProperty("dtstart");
   if (!startProp) return "event without DTSTART";
   const start = instant(event.startDate, startProp.getParameter("tzid"));
-  const end = vevent.hasProperty("dtend") || vevent.hasProperty("duration")
-    ? instant(event.endDate, vevent.getFirstProperty("dtend")?.getParameter("tzid") ?? startProp.getParameter("tzid"))
-    : undefined;
+  const end =
+    vevent.hasProperty("dtend") || vevent.hasProperty("duration")
+      ? instant(
+          event.endDate,
+          vevent.getFirstProperty("dtend")?.getParameter("tzid") ?? startProp.getParameter("tzid"),
+        )
+      : undefined;
   const allDay = event.startDate.isDate;
   const uid = text(vevent.getFirstPropertyValue("uid"));
-  const recurrenceId = event.recurrenceId ? instant(event.recurrenceId, vevent.getFirstProperty("recurrence-id")?.getParameter("tzid")) : undefined;
+  const recurrenceId = event.recurrenceId
+    ? instant(event.recurrenceId, vevent.getFirstProperty("recurrence-id")?.getParameter("tzid"))
+    : undefined;
   const series = uid ?? `nouid:${start}:${event.summary ?? ""}`.slice(0, 400);
   const externalId = recurrenceId ? `${series}#${recurrenceId}` : series;
   const rule = vevent.getFirstPropertyValue("rrule");
   const rrule = rule ? String(rule) : undefined;
-  const exdates = vevent.getAllProperties("exdate").flatMap((p) => p.getValues().map((v) => instant(v as Time, p.getParameter("tzid"))));
+  const exdates = vevent
+    .getAllProperties("exdate")
+    .flatMap((p) => p.getValues().map((v) => instant(v as Time, p.getParameter("tzid"))));
   const location = text(event.location);
   const organizer = person(vevent.getFirstProperty("organizer"));
-  const attendees = vevent.getAllProperties("attendee").map(person).filter((p): p is string => Boolean(p));
+  const attendees = vevent
+    .getAllProperties("attendee")
+    .map(person)
+    .filter((p): p is string => Boolean(p));
   const status = text(vevent.getFirstPropertyValue("status"));
   const tzid = startProp.getParameter("tzid");
 
-  const lines = [`When: ${allDay ? start.slice(0, 10) : start}${end ? ` – ${allDay ? end.slice(0, 10) : end}` : ""}${tzid ? ` (${tzid})` : ""}`];
+  const lines = [
+    `When: ${allDay ? start.slice(0, 10) : start}${end ? ` – ${allDay ? end.slice(0, 10) : end}` : ""}${tzid ? ` (${tzid})` : ""}`,
+  ];
   if (location) lines.push(`Where: ${location}`);
   if (rrule) lines.push(`Repeats: ${describeRule(rrule)} (${rrule})`);
   if (exdates.length > 0) lines.push(`Except: ${exdates.join(", ")}`);
@@ -102,7 +131,13 @@ function eventItem(vevent: Component): ImportItem | string {
   if (recurrenceId) metadata.recurrenceId = recurrenceId;
   if (status) metadata.status = status;
 
-  const item: ImportItem = { externalId, kind: "event", body: boundedText(lines.join("\n")).text, occurredAt: start, metadata };
+  const item: ImportItem = {
+    externalId,
+    kind: "event",
+    body: boundedText(lines.join("\n")).text,
+    occurredAt: start,
+    metadata,
+  };
   const summary = text(event.summary);
   if (summary) item.title = summary.slice(0, 1000);
   if (organizer) item.author = organizer;
@@ -125,20 +160,31 @@ function instant(time: Time, tzid: string | string[] | undefined): string {
     return zonedInstant(time, zone).toISOString();
   }
   // Defined zones and UTC convert exactly; a floating time (no zone at all) is read as UTC.
-  if (!defined) return new Date(Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second)).toISOString();
+  if (!defined)
+    return new Date(
+      Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second),
+    ).toISOString();
   return time.toJSDate().toISOString();
 }
 
 function person(prop: InstanceType<typeof ICAL.Property> | null): string | undefined {
   if (!prop) return undefined;
-  const address = String(prop.getFirstValue() ?? "").replace(/^mailto:/i, "").trim();
+  const address = String(prop.getFirstValue() ?? "")
+    .replace(/^mailto:/i, "")
+    .trim();
   const cn = prop.getParameter("cn");
   const name = typeof cn === "string" ? cn.trim() : "";
   if (name && address && name !== address) return `${name} <${address}>`;
   return name || address || undefined;
 }
 
-const FREQUENCIES: Record<string, string> = { DAILY: "daily", WEEKLY: "weekly", MONTHLY: "monthly", YEARLY: "yearly", HOURLY: "hourly" };
+const FREQUENCIES: Record<string, string> = {
+  DAILY: "daily",
+  WEEKLY: "weekly",
+  MONTHLY: "monthly",
+  YEARLY: "yearly",
+  HOURLY: "hourly",
+};
 
 /** `FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=…` → "weekly on MO, WE until …". */
 function describeRule(rrule: string): string {

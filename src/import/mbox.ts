@@ -62,7 +62,11 @@ export class MboxSplitter {
           this.append(data.subarray(segmentStart, lineStart));
           const done = this.finish();
           if (done) out.push(done);
-          this.current = { index: ++this.count, offset: base + lineStart, separatorDate: asctimeToIso(match[1]!) };
+          this.current = {
+            index: ++this.count,
+            offset: base + lineStart,
+            separatorDate: asctimeToIso(match[1]!),
+          };
           segmentStart = nl + 1;
         }
       }
@@ -102,7 +106,8 @@ export class MboxSplitter {
       const stray = parts.some((p) => p.some((b) => b !== LF && b !== 0x0d && b !== 0x20 && b !== 0x09));
       return stray ? { type: "stray", bytes: size } : null;
     }
-    if (size > this.maxMessageBytes) return { type: "oversized", index: current.index, offset: current.offset, bytes: size };
+    if (size > this.maxMessageBytes)
+      return { type: "oversized", index: current.index, offset: current.offset, bytes: size };
     return { type: "message", message: { ...current, raw: unquote(trimSeparatorBlank(concat(parts))) } };
   }
 }
@@ -147,12 +152,15 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 
 /** `Mon Jan  1 00:00:00 2024` or `Mon Jan 01 00:00:00 +0000 2024` → ISO 8601 (UTC unless a zone is given). */
 export function asctimeToIso(text: string): string | undefined {
-  const m = /([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:([+-]\d{4})\s+)?(\d{4})/.exec(text);
+  const m = /([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:([+-]\d{4})\s+)?(\d{4})/.exec(
+    text,
+  );
   if (!m) return undefined;
   const month = MONTHS.indexOf(m[1]!.toLowerCase());
   if (month === -1) return undefined;
   const zone = m[6] ?? "+0000";
-  const offsetMinutes = (zone[0] === "-" ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5)));
+  const offsetMinutes =
+    (zone[0] === "-" ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5)));
   const utc = Date.UTC(Number(m[7]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5] ?? 0));
   const ms = utc - offsetMinutes * 60_000;
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();

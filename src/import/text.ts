@@ -9,7 +9,8 @@ const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"'
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, code: string) => {
     if (code[0] === "#") {
-      const n = code[1] === "x" || code[1] === "X" ? Number.parseInt(code.slice(2), 16) : Number(code.slice(1));
+      const n =
+        code[1] === "x" || code[1] === "X" ? Number.parseInt(code.slice(2), 16) : Number(code.slice(1));
       return Number.isFinite(n) && n > 0 && n < 0x110000 ? String.fromCodePoint(n) : whole;
     }
     return ENTITIES[code.toLowerCase()] ?? whole;
@@ -33,7 +34,9 @@ export function htmlToText(html: string): string {
 /** Text safe for Postgres (no NUL) and within the body limit; `truncated` says whether it was cut. */
 export function boundedText(text: string, max = MAX_BODY_CHARS): { text: string; truncated: boolean } {
   const clean = text.replaceAll("\u0000", "");
-  return clean.length > max ? { text: clean.slice(0, max), truncated: true } : { text: clean, truncated: false };
+  return clean.length > max
+    ? { text: clean.slice(0, max), truncated: true }
+    : { text: clean, truncated: false };
 }
 
 /** Hex SHA-256 of bytes (Web Crypto: the same in Node and in Workers). */

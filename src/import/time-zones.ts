@@ -24,7 +24,7 @@ const WINDOWS_ZONES: Record<string, string> = {
   "E. South America Standard Time": "America/Sao_Paulo",
   "Argentina Standard Time": "America/Buenos_Aires",
   "Greenland Standard Time": "America/Godthab",
-  "UTC": "Etc/UTC",
+  UTC: "Etc/UTC",
   "Coordinated Universal Time": "Etc/UTC",
   "GMT Standard Time": "Europe/London",
   "Greenwich Standard Time": "Atlantic/Reykjavik",
@@ -90,7 +90,12 @@ const DISPLAY_NAMES: [RegExp, string][] = [
 export function ianaZone(tzid: string): string | undefined {
   const name = tzid.trim().replace(/^"|"$/g, "");
   const display = DISPLAY_NAMES.find(([pattern]) => pattern.test(name))?.[1];
-  const candidates = [WINDOWS_ZONES[name], display, name, name.match(/([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_]+)?)$/)?.[1]];
+  const candidates = [
+    WINDOWS_ZONES[name],
+    display,
+    name,
+    name.match(/([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_]+)?)$/)?.[1],
+  ];
   for (const zone of candidates) {
     if (zone && isKnownZone(zone)) return zone;
   }
@@ -144,6 +149,13 @@ function offsetMs(instant: number, zone: string): number {
   }
   const parts: Record<string, number> = {};
   for (const p of format.formatToParts(new Date(instant))) parts[p.type] = Number(p.value);
-  const shown = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  const shown = Date.UTC(
+    parts.year!,
+    parts.month! - 1,
+    parts.day!,
+    parts.hour!,
+    parts.minute!,
+    parts.second!,
+  );
   return shown - Math.floor(instant / 1000) * 1000;
 }

@@ -14,7 +14,10 @@ interface Property {
 
 const latin1 = new TextDecoder("latin1");
 
-export function* parseVcf(file: { path: string; bytes: Uint8Array }, options: { fallbackDate: string }): Iterable<ImportEvent> {
+export function* parseVcf(
+  file: { path: string; bytes: Uint8Array },
+  options: { fallbackDate: string },
+): Iterable<ImportEvent> {
   // Latin-1 maps every byte to one char, so values can be re-decoded in their own charset later.
   const lines = unfold(latin1.decode(file.bytes).replace(/^\u00ef\u00bb\u00bf/, ""));
   let card: Property[] | null = null;
@@ -26,14 +29,24 @@ export function* parseVcf(file: { path: string; bytes: Uint8Array }, options: { 
       index++;
       startLine = lineNo + 1;
     } else if (/^END:VCARD$/i.test(line.trim())) {
-      if (card) yield cardEvent(card, { file: file.path, position: `card ${index} (line ${startLine})` }, options.fallbackDate);
+      if (card)
+        yield cardEvent(
+          card,
+          { file: file.path, position: `card ${index} (line ${startLine})` },
+          options.fallbackDate,
+        );
       card = null;
     } else if (card && line.trim() !== "") {
       const prop = parseLine(line);
       if (prop) card.push(prop);
     }
   }
-  if (card) yield { type: "error", message: "card without END:VCARD", at: { file: file.path, position: `card ${index} (line ${startLine})` } };
+  if (card)
+    yield {
+      type: "error",
+      message: "card without END:VCARD",
+      at: { file: file.path, position: `card ${index} (line ${startLine})` },
+    };
 }
 
 /** Joins folded lines (a line starting with space or tab) and quoted-printable soft breaks (`=` at the end). */
@@ -43,7 +56,11 @@ function unfold(text: string): string[] {
   for (const line of raw) {
     const last = out.length - 1;
     if (last >= 0 && /^[ \t]/.test(line)) out[last] += line.slice(1);
-    else if (last >= 0 && /ENCODING=QUOTED-PRINTABLE|;QUOTED-PRINTABLE/i.test(out[last]!.split(":")[0]!) && out[last]!.endsWith("=")) {
+    else if (
+      last >= 0 &&
+      /ENCODING=QUOTED-PRINTABLE|;QUOTED-PRINTABLE/i.test(out[last]!.split(":")[0]!) &&
+      out[last]!.endsWith("=")
+    ) {
       out[last] = out[last]!.slice(0, -1) + line;
     } else out.push(line);
   }
@@ -59,7 +76,12 @@ function parseLine(line: string): Property | null {
   for (const p of rawParams) {
     const eq = p.indexOf("=");
     // vCard 2.1 allows bare parameters: `TEL;WORK;VOICE:` means TYPE=WORK,VOICE; `;QUOTED-PRINTABLE` an encoding.
-    const key = eq === -1 ? (/^(QUOTED-PRINTABLE|BASE64|B|8BIT)$/i.test(p) ? "ENCODING" : "TYPE") : p.slice(0, eq).toUpperCase();
+    const key =
+      eq === -1
+        ? /^(QUOTED-PRINTABLE|BASE64|B|8BIT)$/i.test(p)
+          ? "ENCODING"
+          : "TYPE"
+        : p.slice(0, eq).toUpperCase();
     const values = (eq === -1 ? p : p.slice(eq + 1)).split(",").map((v) => v.replace(/^"|"$/g, ""));
     params[key] = [...(params[key] ?? []), ...values];
   }
@@ -96,7 +118,9 @@ function decodeValue(value: string, params: Record<string, string[]>): string {
   const charset = params.CHARSET?.[0] ?? "utf-8";
   let bytes: Uint8Array;
   if (encoding === "QUOTED-PRINTABLE") {
-    const decoded = value.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    const decoded = value.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
     bytes = Uint8Array.from(decoded, (c) => c.charCodeAt(0) & 0xff);
   } else if (encoding === "B" || encoding === "BASE64") {
     return "";
@@ -110,53 +134,76 @@ function decodeValue(value: string, params: Record<string, string[]>): string {
 
 /** Splits a structured value on unescaped `;` and unescapes `\,`, `\;`, `\n`. */
 function components(value: string): string[] {
-  return value.split(/(?<!\\);/).map(unescape);
+  return value.split(/(?<!\\);/).map(unescapeText);
 }
 
-function unescape(value: string): string {
+function unescapeText(value: string): string {
   return value.replace(/\\([nN,;\\])/g, (_, c: string) => (c === "n" || c === "N" ? "\n" : c)).trim();
 }
 
-function cardEvent(card: Property[], at: { file: string; position: string }, fallbackDate: string): ImportEvent {
+function cardEvent(
+  card: Property[],
+  at: { file: string; position: string },
+  fallbackDate: string,
+): ImportEvent {
   const first = (name: string) => card.find((p) => p.name === name);
   const all = (name: string) => card.filter((p) => p.name === name && p.value.trim() !== "");
   const n = first("N") ? components(first("N")!.value) : [];
   const fromN = [n[3], n[1], n[2], n[0], n[4]].filter(Boolean).join(" ").trim();
-  const emails = all("EMAIL").map((p) => unescape(p.value));
-  const name = unescape(first("FN")?.value ?? "") || fromN || emails[0] || unescape(first("ORG")?.value ?? "");
+  const emails = all("EMAIL").map((p) => unescapeText(p.value));
+  const name =
+    unescapeText(first("FN")?.value ?? "") || fromN || emails[0] || unescapeText(first("ORG")?.value ?? "");
   if (!name) return { type: "skipped", reason: "card without a name or email", at };
 
   const typed = (p: Property) => {
-    const types = (p.params.TYPE ?? []).map((t) => t.toLowerCase()).filter((t) => !["internet", "pref", "voice"].includes(t));
+    const types = (p.params.TYPE ?? [])
+      .map((t) => t.toLowerCase())
+      .filter((t) => !["internet", "pref", "voice"].includes(t));
     return types.length > 0 ? ` (${types.join(", ")})` : "";
   };
   const lines: string[] = [];
   const org = first("ORG") ? components(first("ORG")!.value).filter(Boolean).join(", ") : "";
-  const title = unescape(first("TITLE")?.value ?? "");
+  const title = unescapeText(first("TITLE")?.value ?? "");
   if (title || org) lines.push([title, org].filter(Boolean).join(", "));
-  for (const p of all("EMAIL")) lines.push(`Email${typed(p)}: ${unescape(p.value)}`);
-  for (const p of all("TEL")) lines.push(`Phone${typed(p)}: ${unescape(p.value).replace(/^tel:/i, "")}`);
-  for (const p of all("ADR")) lines.push(`Address${typed(p)}: ${components(p.value).filter(Boolean).join(", ")}`);
-  for (const p of all("URL")) lines.push(`Web: ${unescape(p.value)}`);
-  const bday = unescape(first("BDAY")?.value ?? "");
+  for (const p of all("EMAIL")) lines.push(`Email${typed(p)}: ${unescapeText(p.value)}`);
+  for (const p of all("TEL")) lines.push(`Phone${typed(p)}: ${unescapeText(p.value).replace(/^tel:/i, "")}`);
+  for (const p of all("ADR"))
+    lines.push(`Address${typed(p)}: ${components(p.value).filter(Boolean).join(", ")}`);
+  for (const p of all("URL")) lines.push(`Web: ${unescapeText(p.value)}`);
+  const bday = unescapeText(first("BDAY")?.value ?? "");
   if (bday) lines.push(`Birthday: ${bday}`);
-  const note = unescape(first("NOTE")?.value ?? "");
+  const note = unescapeText(first("NOTE")?.value ?? "");
   if (note) lines.push("", note);
 
-  const uid = unescape(first("UID")?.value ?? "");
-  const externalId = (uid || `vcard:${name.toLowerCase()}|${emails.map((e) => e.toLowerCase()).sort().join(",")}`).slice(0, 500);
+  const uid = unescapeText(first("UID")?.value ?? "");
+  const externalId = (
+    uid ||
+    `vcard:${name.toLowerCase()}|${emails
+      .map((e) => e.toLowerCase())
+      .sort()
+      .join(",")}`
+  ).slice(0, 500);
   const rev = parseRev(first("REV")?.value);
   const metadata: Record<string, unknown> = { version: first("VERSION")?.value.trim() ?? "unknown" };
   if (emails.length > 0) metadata.emails = emails;
-  const phones = all("TEL").map((p) => unescape(p.value).replace(/^tel:/i, ""));
+  const phones = all("TEL").map((p) => unescapeText(p.value).replace(/^tel:/i, ""));
   if (phones.length > 0) metadata.phones = phones;
   if (org) metadata.organization = org;
   if (title) metadata.jobTitle = title;
   if (bday) metadata.birthday = bday;
 
-  const item: ImportItem = { externalId, kind: "contact", title: name, body: lines.join("\n") || name, occurredAt: rev ?? fallbackDate, metadata };
+  const item: ImportItem = {
+    externalId,
+    kind: "contact",
+    title: name,
+    body: lines.join("\n") || name,
+    occurredAt: rev ?? fallbackDate,
+    metadata,
+  };
   if (emails.length > 0) item.participants = emails;
-  const url = all("URL").map((p) => unescape(p.value)).find((u) => /^https?:\/\//i.test(u));
+  const url = all("URL")
+    .map((p) => unescapeText(p.value))
+    .find((u) => /^https?:\/\//i.test(u));
   if (url) item.url = url;
   return { type: "item", item, at };
 }
@@ -167,6 +214,13 @@ function parseRev(value: string | undefined): string | undefined {
   if (!v) return undefined;
   const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:T(\d{2}):?(\d{2}):?(\d{2})?)?/.exec(v);
   if (!m) return undefined;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  const ms = Date.UTC(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    Number(m[4] ?? 0),
+    Number(m[5] ?? 0),
+    Number(m[6] ?? 0),
+  );
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }

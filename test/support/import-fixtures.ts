@@ -1,8 +1,20 @@
 /// <reference types="vite/client" />
 /** The import fixtures (test/fixtures/import, all ASCII files), loaded by vite at build time: name → text. */
-const eml = import.meta.glob<string>("../fixtures/import/eml/*.eml", { query: "?raw", import: "default", eager: true });
-const ics = import.meta.glob<string>("../fixtures/import/ics/*.ics", { query: "?raw", import: "default", eager: true });
-const vcf = import.meta.glob<string>("../fixtures/import/vcf/*.vcf", { query: "?raw", import: "default", eager: true });
+const eml = import.meta.glob<string>("../fixtures/import/eml/*.eml", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+const ics = import.meta.glob<string>("../fixtures/import/ics/*.ics", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+const vcf = import.meta.glob<string>("../fixtures/import/vcf/*.vcf", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
 
 const byName = (files: Record<string, string>) =>
   Object.fromEntries(Object.entries(files).map(([path, text]) => [path.split("/").pop()!, text]));

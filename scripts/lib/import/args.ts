@@ -27,7 +27,11 @@ Options:
   --dry-run        parse and summarise, send nothing
   --json           print one JSON summary object as the last line`;
 
-export function parseImportArgs(argv: string[], env: Record<string, string | undefined>, formats: string[]): ImportArgs {
+export function parseImportArgs(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  formats: string[],
+): ImportArgs {
   let parsed: ReturnType<typeof parseArgsStrict>;
   try {
     parsed = parseArgsStrict(argv);
@@ -37,17 +41,22 @@ export function parseImportArgs(argv: string[], env: Record<string, string | und
   const { values, positionals } = parsed;
   const [format, ...paths] = positionals;
   if (!format) throw new UsageError("No format given");
-  if (!formats.includes(format)) throw new UsageError(`Unknown format "${format}"; one of: ${formats.join(", ")}`);
+  if (!formats.includes(format))
+    throw new UsageError(`Unknown format "${format}"; one of: ${formats.join(", ")}`);
   if (paths.length === 0) throw new UsageError("No input path given");
   const url = values.url ?? env.UNIFIED_MEMORY_URL ?? "http://127.0.0.1:8787";
   if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url must be an http(s) URL, not "${url}"`);
   const token = values.token ?? env.UNIFIED_MEMORY_TOKEN;
   const dryRun = values["dry-run"] ?? false;
-  if (!dryRun && !token) throw new UsageError("No token: pass --token or set UNIFIED_MEMORY_TOKEN (or use --dry-run)");
-  if (values.source !== undefined && !/^\S.{0,99}$/.test(values.source)) throw new UsageError("--source must be 1-100 characters");
-  if (values.date !== undefined && Number.isNaN(Date.parse(values.date))) throw new UsageError(`--date is not a date: "${values.date}"`);
+  if (!dryRun && !token)
+    throw new UsageError("No token: pass --token or set UNIFIED_MEMORY_TOKEN (or use --dry-run)");
+  if (values.source !== undefined && !/^\S.{0,99}$/.test(values.source))
+    throw new UsageError("--source must be 1-100 characters");
+  if (values.date !== undefined && Number.isNaN(Date.parse(values.date)))
+    throw new UsageError(`--date is not a date: "${values.date}"`);
   const concurrency = Number(values.concurrency ?? 4);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new UsageError("--concurrency must be 1-32");
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
+    throw new UsageError("--concurrency must be 1-32");
   return {
     format,
     paths,

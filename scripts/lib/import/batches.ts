@@ -38,7 +38,10 @@ export class Batcher {
   /** Adds one item; returns the batch it completed, if any. */
   add(entry: Pending): Pending[] | null {
     let full: Pending[] | null = null;
-    if (this.current.length >= MAX_BATCH_ITEMS || (this.current.length > 0 && this.bytes + entry.bytes > MAX_BATCH_BYTES)) {
+    if (
+      this.current.length >= MAX_BATCH_ITEMS ||
+      (this.current.length > 0 && this.bytes + entry.bytes > MAX_BATCH_BYTES)
+    ) {
       full = this.flush();
     }
     this.current.push(entry);

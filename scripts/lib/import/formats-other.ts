@@ -32,7 +32,8 @@ export const OTHER_FORMATS: Record<string, ImportFormat> = {
     async *read(files, { counter }) {
       const zips = files.filter((f) => f.path.toLowerCase().endsWith(".zip"));
       const loose = files.filter((f) => !f.path.toLowerCase().endsWith(".zip"));
-      for (const zip of zips) yield* parseSlackExport(unzipTextFiles(await readBytes(zip, counter), (n) => n.endsWith(".json")));
+      for (const zip of zips)
+        yield* parseSlackExport(unzipTextFiles(await readBytes(zip, counter), (n) => n.endsWith(".json")));
       if (loose.length > 0) yield* parseSlackExport(await texts(loose, counter));
     },
   },
@@ -40,14 +41,22 @@ export const OTHER_FORMATS: Record<string, ImportFormat> = {
     defaultSource: "vtt",
     extensions: [".vtt"],
     async *read(files, { counter, date }) {
-      for (const file of files) yield* parseVtt({ path: file.path, text: await readText(file, counter) }, { date: transcriptDate(file, date) });
+      for (const file of files)
+        yield* parseVtt(
+          { path: file.path, text: await readText(file, counter) },
+          { date: transcriptDate(file, date) },
+        );
     },
   },
   srt: {
     defaultSource: "srt",
     extensions: [".srt"],
     async *read(files, { counter, date }) {
-      for (const file of files) yield* parseSrt({ path: file.path, text: await readText(file, counter) }, { date: transcriptDate(file, date) });
+      for (const file of files)
+        yield* parseSrt(
+          { path: file.path, text: await readText(file, counter) },
+          { date: transcriptDate(file, date) },
+        );
     },
   },
   markdown: {

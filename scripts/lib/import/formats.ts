@@ -4,8 +4,8 @@
  * the file reading and streaming around them.
  */
 import { parseEmail } from "../../../src/import/email";
-import { MboxSplitter } from "../../../src/import/mbox";
 import { parseIcs } from "../../../src/import/ics";
+import { MboxSplitter } from "../../../src/import/mbox";
 import type { ImportEvent } from "../../../src/import/records";
 import { parseVcf } from "../../../src/import/vcf";
 import { type ByteCounter, type InputFile, readBytes, readChunks, readText } from "./input-files";
@@ -40,17 +40,29 @@ const mbox: ImportFormat = {
         messages++;
         yield await mboxEvent(file, piece);
       }
-      if (messages === 0) yield { type: "skipped", reason: "empty mbox file", at: { file: file.path, position: "file" } };
+      if (messages === 0)
+        yield { type: "skipped", reason: "empty mbox file", at: { file: file.path, position: "file" } };
     }
   },
 };
 
-async function mboxEvent(file: InputFile, piece: ReturnType<MboxSplitter["push"]>[number]): Promise<ImportEvent> {
+async function mboxEvent(
+  file: InputFile,
+  piece: ReturnType<MboxSplitter["push"]>[number],
+): Promise<ImportEvent> {
   if (piece.type === "stray") {
-    return { type: "error", message: `${piece.bytes} bytes before the first "From " separator line: not an mbox file?`, at: { file: file.path, position: "start" } };
+    return {
+      type: "error",
+      message: `${piece.bytes} bytes before the first "From " separator line: not an mbox file?`,
+      at: { file: file.path, position: "start" },
+    };
   }
   if (piece.type === "oversized") {
-    return { type: "error", message: `message of ${piece.bytes} bytes is over the size limit`, at: { file: file.path, position: `message ${piece.index} (byte ${piece.offset})` } };
+    return {
+      type: "error",
+      message: `message of ${piece.bytes} bytes is over the size limit`,
+      at: { file: file.path, position: `message ${piece.index} (byte ${piece.offset})` },
+    };
   }
   const { message } = piece;
   const at = { file: file.path, position: `message ${message.index} (byte ${message.offset})` };
@@ -62,7 +74,11 @@ const eml: ImportFormat = {
   extensions: [".eml"],
   async *read(files, { counter }) {
     for (const file of files) {
-      yield await parseEmail(await readBytes(file, counter), { file: file.path, position: "message" }, { fallbackDate: file.mtime.toISOString() });
+      yield await parseEmail(
+        await readBytes(file, counter),
+        { file: file.path, position: "message" },
+        { fallbackDate: file.mtime.toISOString() },
+      );
     }
   },
 };
@@ -80,7 +96,10 @@ const vcf: ImportFormat = {
   extensions: [".vcf", ".vcard"],
   async *read(files, { counter }) {
     for (const file of files) {
-      yield* parseVcf({ path: file.path, bytes: await readBytes(file, counter) }, { fallbackDate: file.mtime.toISOString() });
+      yield* parseVcf(
+        { path: file.path, bytes: await readBytes(file, counter) },
+        { fallbackDate: file.mtime.toISOString() },
+      );
     }
   },
 };

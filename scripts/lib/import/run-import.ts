@@ -56,7 +56,8 @@ export async function runImport(options: RunOptions): Promise<ImportSummary> {
   const sampleCount = options.sampleCount ?? 3;
 
   const error = (at: RecordPosition, message: string) => {
-    if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ file: at.file, position: at.position, message });
+    if (summary.errors.length < MAX_REPORTED_ERRORS)
+      summary.errors.push({ file: at.file, position: at.position, message });
   };
   const skip = (reason: string) => {
     summary.skipped++;

@@ -65,7 +65,9 @@ export function createSender(options: SenderOptions) {
       return batch.map((entry, i) => ({ type: "stored", entry, status: body.items![i]!.status }));
     }
     if (response.status === 401 || response.status === 403) {
-      throw new FatalSendError(`The server refused the token (${response.status}): ${body?.error?.message ?? ""}`);
+      throw new FatalSendError(
+        `The server refused the token (${response.status}): ${body?.error?.message ?? ""}`,
+      );
     }
     if (response.status === 413 && batch.length > 1) {
       const half = Math.ceil(batch.length / 2);
@@ -74,7 +76,11 @@ export function createSender(options: SenderOptions) {
     if (response.status === 422) {
       const problems = badItems(body);
       if (problems.size > 0) {
-        const failed: Outcome[] = [...problems].map(([index, message]) => ({ type: "failed", entry: batch[index]!, message }));
+        const failed: Outcome[] = [...problems].map(([index, message]) => ({
+          type: "failed",
+          entry: batch[index]!,
+          message,
+        }));
         const rest = batch.filter((_, i) => !problems.has(i));
         return [...failed, ...(await send(rest))];
       }
@@ -88,7 +94,11 @@ export function createSender(options: SenderOptions) {
 
 interface ApiAnswer {
   items?: { status: UpsertStatus }[];
-  error?: { code?: string; message?: string; details?: { items?: { index: number; path: string; message: string }[] } };
+  error?: {
+    code?: string;
+    message?: string;
+    details?: { items?: { index: number; path: string; message: string }[] };
+  };
 }
 
 /** The 422 answer's problems, one message per bad item index. */

@@ -13,6 +13,7 @@ export const ingestAddressRoutes = new Hono<AppEnv>()
     return c.json({ address: `${token}@${config.inboundEmail.domain}` }, created ? 201 : 200);
   })
   .delete("/", requireScope("items:write"), async (c) => {
-    if (!(await c.get("services").ingestAddresses.revoke(c.get("caller").userId))) throw notFound("Ingest address");
+    if (!(await c.get("services").ingestAddresses.revoke(c.get("caller").userId)))
+      throw notFound("Ingest address");
     return c.body(null, 204);
   });
