@@ -76,9 +76,15 @@ async function generate(): Promise<number> {
   return i;
 }
 
-async function runCli(
-  args: string[],
-): Promise<{ summary: Record<string, unknown>; seconds: number; peakRssMb: number }> {
+interface CliRun {
+  summary: Record<string, unknown>;
+  seconds: number;
+  /** The child's user + system CPU time: on a shared, loaded machine this says more than wall time. */
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+async function runCli(args: string[]): Promise<CliRun> {
   const started = performance.now();
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -88,10 +94,16 @@ async function runCli(
     stdout += d.toString();
   });
   let peakKb = 0;
+  let cpuTicks = 0;
   const poll = setInterval(async () => {
     const status = await readFile(`/proc/${child.pid}/status`, "utf8").catch(() => "");
     const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
     if (hwm > peakKb) peakKb = hwm;
+    // /proc/<pid>/stat fields 14 and 15 (after the parenthesised name): utime and stime in clock ticks (100/s).
+    const stat = await readFile(`/proc/${child.pid}/stat`, "utf8").catch(() => "");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+    if (ticks > cpuTicks) cpuTicks = ticks;
   }, 100);
   await new Promise((resolve) => child.on("exit", resolve));
   clearInterval(poll);
@@ -100,6 +112,7 @@ async function runCli(
   return {
     summary: JSON.parse(last) as Record<string, unknown>,
     seconds,
+    cpuSeconds: cpuTicks / 100,
     peakRssMb: Math.round(peakKb / 1024),
   };
 }
@@ -111,12 +124,13 @@ console.log(
   `mbox: ${file}, ${(size / 1024 ** 3).toFixed(2)} GB, ${messages.toLocaleString("en")} messages (ready in ${((performance.now() - generateStarted) / 1000).toFixed(0)} s)`,
 );
 
-const report = (label: string, r: Awaited<ReturnType<typeof runCli>>) => {
+const report = (label: string, r: CliRun) => {
   const records = Number(r.summary.records);
   console.log(
     `${label}: ${records.toLocaleString("en")} records, ${Number(r.summary.items).toLocaleString("en")} items, ` +
       `${(r.summary.errors as unknown[]).length} errors in ${r.seconds.toFixed(1)} s = ` +
-      `${Math.round(records / r.seconds).toLocaleString("en")} records/s, ${(size / 1024 ** 2 / r.seconds).toFixed(1)} MB/s, peak RSS ${r.peakRssMb} MB`,
+      `${Math.round(records / r.seconds).toLocaleString("en")} records/s, ${(size / 1024 ** 2 / r.seconds).toFixed(1)} MB/s, peak RSS ${r.peakRssMb} MB; ` +
+      `CPU ${r.cpuSeconds.toFixed(1)} s = ${Math.round(records / Math.max(r.cpuSeconds, 0.01)).toLocaleString("en")} records per CPU-second`,
   );
   console.log(
     `  summary: ${JSON.stringify({ ...r.summary, errors: (r.summary.errors as unknown[]).length })}`,
