@@ -2,16 +2,7 @@
 // Parsers are pure: no fs, no Node streams, no platform imports. They take text/bytes and yield events.
 
 export type ImportKind =
-  | "email"
-  | "message"
-  | "task"
-  | "doc"
-  | "call"
-  | "event"
-  | "file"
-  | "pull_request"
-  | "contact"
-  | "note";
+  | "email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note";
 
 /** One item as POST /items takes it (the `source` is filled by the caller: --source or the format's default). */
 export interface ImportItem {
