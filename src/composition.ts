@@ -7,6 +7,7 @@ import { createGenerator } from "./agent/generator";
 import { type Config, configFor } from "./config/config";
 import { createDb, type Db } from "./db/client";
 import { errorLogFields } from "./db/database-errors";
+import { createIngestAddresses } from "./db/ingest-addresses";
 import { createItemStore } from "./db/item-store";
 import { createMaterialChangeRecorder } from "./db/memory-events";
 import { createPgErasureStore } from "./db/pg-erasure-store";
@@ -19,6 +20,7 @@ import { createMemoryAgentClient } from "./do/memory-agent-client";
 import { type Clock, systemClock } from "./domain/clock";
 import type { GeneratorSource } from "./domain/generation";
 import type { HealthProbe } from "./domain/health";
+import type { IngestAddresses } from "./domain/ingest-addresses";
 import type { ItemStore } from "./domain/items";
 import type { MaterialChangeCause, MemoryEvents } from "./domain/memory-events";
 import type { Env } from "./env";
@@ -54,6 +56,7 @@ export interface Services {
   sweepSource: SweepSource;
   sweepQueue: SweepQueue;
   sweepCursor: SweepCursorStore;
+  ingestAddresses: IngestAddresses;
   memoryAgents: MemoryAgents;
   /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
   defer(work: Promise<unknown>): Promise<void>;
@@ -82,6 +85,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
     sweepSource: createPgSweepSource(db),
     sweepQueue: sweepQueueOver(env.SWEEP_QUEUE),
     sweepCursor: createSweepCursorStore(db),
+    ingestAddresses: createIngestAddresses(db),
     memoryAgents,
     defer,
   };

@@ -76,6 +76,15 @@ const rawSchema = z.object({
   AGENT_WALL_SECONDS: intSetting(300, 5, 840),
   /** Salvage: a draft with a few bad statements is accepted without them if at least this share survives. */
   SALVAGE_MIN_SHARE: z.coerce.number().min(0).max(1).default(0.7),
+
+  /** The domain of private ingest addresses (Cloudflare Email Routing sends its mail to the worker). */
+  INGEST_EMAIL_DOMAIN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain name")
+      .optional(),
+  ),
+  INGEST_EMAIL_MAX_BYTES: intSetting(10 * 1024 * 1024, 1024, 25 * 1024 * 1024),
 });
 
 export type ModelRef = { provider: "anthropic" | "openai"; model: string };
@@ -108,6 +117,7 @@ export interface Config {
   sweep: { pageSize: number; maxDispatch: number; spreadMs: number };
   budgets: { maxTurns: number; maxToolCalls: number; maxTokens: number; wallMs: number };
   salvage: { minShare: number };
+  inboundEmail: { domain: string; maxBytes: number };
 }
 
 type RawEnv = Record<string, unknown>;
@@ -160,6 +170,7 @@ export function parseConfig(env: RawEnv): Config {
       wallMs: c.AGENT_WALL_SECONDS * 1000,
     },
     salvage: { minShare: c.SALVAGE_MIN_SHARE },
+    inboundEmail: { domain: c.INGEST_EMAIL_DOMAIN ?? "ingest.localhost", maxBytes: c.INGEST_EMAIL_MAX_BYTES },
   };
 }
 

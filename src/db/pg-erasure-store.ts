@@ -56,6 +56,8 @@ export function createPgErasureStore(db: Db): ErasureStore {
         db.execute(sql`delete from memories where subject_id = ${subjectId}`),
         applyRedactions(db, payload, at),
         syncCurrentMarkdown(db, payload, at),
+        // Their private inbound-email address goes too: mail sent to it afterwards is refused.
+        db.execute(sql`delete from ingest_addresses where owner_id = ${subjectId}`),
       ]);
       await repairMissed(db, missedIds(payload, results[4].rows), at);
       const visibleTo = parseStringArray(row?.shared_with).filter((s) => s !== subjectId);

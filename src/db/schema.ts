@@ -163,3 +163,18 @@ export const sweepCursors = pgTable("sweep_cursors", {
   afterKey: text("after_key").notNull(),
   updatedAt: timestamptz("updated_at").notNull().defaultNow(),
 });
+
+/**
+ * Private inbound-email addresses: mail to `<token>@<INGEST_EMAIL_DOMAIN>` becomes the owner's email item.
+ * A revoked address keeps its row (revoked_at set) so it is never handed out again and mail to it is refused.
+ */
+export const ingestAddresses = pgTable(
+  "ingest_addresses",
+  {
+    token: text("token").primaryKey(),
+    ownerId: text("owner_id").notNull(),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    revokedAt: timestamptz("revoked_at"),
+  },
+  (t) => [uniqueIndex("ingest_addresses_active_owner_key").on(t.ownerId).where(sql`${t.revokedAt} is null`)],
+);

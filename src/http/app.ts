@@ -6,6 +6,7 @@ import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 import { allowedMethods } from "./method-not-allowed";
 import { health } from "./routes/health";
+import { ingestAddressRoutes } from "./routes/ingest-address";
 import { itemsRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
 import { memoryRoutes } from "./routes/memory";
@@ -30,6 +31,7 @@ export function createApp() {
   app.route("/health", health);
   app.route("/items", itemsRoutes);
   app.route("/memory", memoryRoutes);
+  app.route("/me/ingest-address", ingestAddressRoutes);
   app.route("/me", meRoutes);
   app.route("/mcp", mcpRoutes);
   app.route("/.well-known", wellKnownRoutes);

@@ -1,0 +1,82 @@
+/**
+ * Cloudflare Email Routing → the worker's `email()` handler: a message sent to a user's private ingest
+ * address becomes that user's `email` item, through the same parser as the mbox/eml importers and the
+ * same ItemStore upsert as POST /items. Unknown or revoked addresses and oversized messages are refused
+ * with a reason (the sender gets a bounce).
+ */
+import type { Services } from "../composition";
+import { itemInputSchema } from "../http/item-schemas";
+import { parseEmail } from "../import/email";
+import { tokenOf } from "./ingest-address";
+
+/** The part of Cloudflare's ForwardableEmailMessage this handler uses. */
+export interface InboundMessage {
+  readonly to: string;
+  readonly raw: ReadableStream<Uint8Array>;
+  readonly rawSize: number;
+  setReject(reason: string): void;
+}
+
+export const INBOUND_SOURCE = "email";
+
+export async function receiveEmail(message: InboundMessage, services: Services): Promise<void> {
+  const { domain, maxBytes } = services.config.inboundEmail;
+  if (message.rawSize > maxBytes) {
+    message.setReject(`Message too large: ${message.rawSize} bytes; the limit is ${maxBytes} bytes`);
+    return;
+  }
+  const token = tokenOf(message.to, domain);
+  const ownerId = token ? await services.ingestAddresses.ownerOf(token) : null;
+  if (!ownerId) {
+    message.setReject("Unknown or revoked address");
+    return;
+  }
+  const raw = await readAll(message.raw, maxBytes);
+  if (!raw) {
+    message.setReject(`Message too large: over ${maxBytes} bytes`);
+    return;
+  }
+  const now = services.clock.now().toISOString();
+  const event = await parseEmail(raw, { file: "inbound", position: message.to }, { fallbackDate: now });
+  if (event.type !== "item") {
+    message.setReject(
+      event.type === "error" ? `Unreadable message: ${event.message}` : "Message not imported",
+    );
+    return;
+  }
+  const { links, ...item } = event.item;
+  const parsed = itemInputSchema.safeParse({
+    ...item,
+    source: INBOUND_SOURCE,
+    links: links?.map((l) => ({ source: INBOUND_SOURCE, ...l })),
+  });
+  if (!parsed.success) {
+    message.setReject(`Message not accepted: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    return;
+  }
+  const { affectedSubjects } = await services.items.upsert(ownerId, [parsed.data]);
+  await services.memoryEvents.notifyAgents(affectedSubjects, "ingest");
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | null> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,205 @@
+/**
+ * iCalendar (RFC 5545) → one `event` item per VEVENT (ical.js parses). A recurring series is one item whose
+ * body states its rule; each moved or changed instance (RECURRENCE-ID) is its own item linked to the series.
+ * Times resolve through the file's VTIMEZONEs, else through the TZID as an IANA or Windows zone name.
+ * One malformed event is reported and skipped; the others still import.
+ */
+import ICAL from "ical.js";
+import type { ImportEvent, ImportItem } from "./records";
+import { boundedText } from "./text";
+import { ianaZone, zonedInstant } from "./time-zones";
+
+type Component = InstanceType<typeof ICAL.Component>;
+type Time = InstanceType<typeof ICAL.Time>;
+
+export function* parseIcs(file: { path: string; text: string }): Iterable<ImportEvent> {
+  const calendars = parseCalendars(file.text);
+  if (calendars.ok) {
+    let index = 0;
+    for (const calendar of calendars.components) {
+      for (const vevent of calendar.getAllSubcomponents("vevent"))
+        yield eventFrom(vevent, file.path, ++index);
+    }
+    if (index === 0)
+      yield { type: "skipped", reason: "calendar without events", at: { file: file.path, position: "file" } };
+    return;
+  }
+  // The file as a whole does not parse: parse each VEVENT alone, with the file's time zones beside it.
+  const blocks = file.text.match(/^BEGIN:VEVENT\r?$[\s\S]*?^END:VEVENT\r?$/gim) ?? [];
+  if (blocks.length === 0) {
+    yield {
+      type: "error",
+      message: `not an iCalendar file: ${calendars.error}`,
+      at: { file: file.path, position: "file" },
+    };
+    return;
+  }
+  const zones = (file.text.match(/^BEGIN:VTIMEZONE\r?$[\s\S]*?^END:VTIMEZONE\r?$/gim) ?? []).join("\r\n");
+  let index = 0;
+  for (const block of blocks) {
+    index++;
+    const single = parseCalendars(
+      `BEGIN:VCALENDAR\r\nVERSION:2.0\r\n${zones}\r\n${block}\r\nEND:VCALENDAR\r\n`,
+    );
+    const vevent = single.ok ? single.components[0]?.getFirstSubcomponent("vevent") : null;
+    if (!vevent) {
+      const reason = single.ok ? "no event" : single.error;
+      yield {
+        type: "error",
+        message: `malformed event: ${reason}`,
+        at: { file: file.path, position: `event ${index}` },
+      };
+    } else yield eventFrom(vevent, file.path, index);
+  }
+}
+
+function parseCalendars(text: string): { ok: true; components: Component[] } | { ok: false; error: string } {
+  try {
+    const jcal = ICAL.parse(text.replace(/^\uFEFF/, ""));
+    const list = (Array.isArray(jcal[0]) ? jcal : [jcal]) as unknown[];
+    return { ok: true, components: list.map((j) => new ICAL.Component(j as never)) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function eventFrom(vevent: Component, file: string, index: number): ImportEvent {
+  const at = { file, position: `event ${index}` };
+  try {
+    const item = eventItem(vevent);
+    return typeof item === "string" ? { type: "error", message: item, at } : { type: "item", item, at };
+  } catch (error) {
+    return {
+      type: "error",
+      message: `malformed event: ${error instanceof Error ? error.message : String(error)}`,
+      at,
+    };
+  }
+}
+
+function eventItem(vevent: Component): ImportItem | string {
+  const event = new ICAL.Event(vevent);
+  const startProp = vevent.getFirstProperty("dtstart");
+  if (!startProp) return "event without DTSTART";
+  const start = instant(event.startDate, startProp.getParameter("tzid"));
+  const end =
+    vevent.hasProperty("dtend") || vevent.hasProperty("duration")
+      ? instant(
+          event.endDate,
+          vevent.getFirstProperty("dtend")?.getParameter("tzid") ?? startProp.getParameter("tzid"),
+        )
+      : undefined;
+  const allDay = event.startDate.isDate;
+  const uid = text(vevent.getFirstPropertyValue("uid"));
+  const recurrenceId = event.recurrenceId
+    ? instant(event.recurrenceId, vevent.getFirstProperty("recurrence-id")?.getParameter("tzid"))
+    : undefined;
+  const series = uid ?? `nouid:${start}:${event.summary ?? ""}`.slice(0, 400);
+  const externalId = recurrenceId ? `${series}#${recurrenceId}` : series;
+  const rule = vevent.getFirstPropertyValue("rrule");
+  const rrule = rule ? String(rule) : undefined;
+  const exdates = vevent
+    .getAllProperties("exdate")
+    .flatMap((p) => p.getValues().map((v) => instant(v as Time, p.getParameter("tzid"))));
+  const location = text(event.location);
+  const organizer = person(vevent.getFirstProperty("organizer"));
+  const attendees = vevent
+    .getAllProperties("attendee")
+    .map(person)
+    .filter((p): p is string => Boolean(p));
+  const status = text(vevent.getFirstPropertyValue("status"));
+  const tzid = startProp.getParameter("tzid");
+
+  const lines = [
+    `When: ${allDay ? start.slice(0, 10) : start}${end ? ` – ${allDay ? end.slice(0, 10) : end}` : ""}${tzid ? ` (${tzid})` : ""}`,
+  ];
+  if (location) lines.push(`Where: ${location}`);
+  if (rrule) lines.push(`Repeats: ${describeRule(rrule)} (${rrule})`);
+  if (exdates.length > 0) lines.push(`Except: ${exdates.join(", ")}`);
+  if (recurrenceId) lines.push(`Changed instance of the series, originally at ${recurrenceId}`);
+  if (status) lines.push(`Status: ${status}`);
+  if (attendees.length > 0) lines.push(`Attendees: ${attendees.join(", ")}`);
+  const description = text(event.description);
+  if (description) lines.push("", description);
+
+  const metadata: Record<string, unknown> = { start, allDay };
+  if (end) metadata.end = end;
+  if (tzid) metadata.timeZone = tzid;
+  if (location) metadata.location = location;
+  if (rrule) metadata.rrule = rrule;
+  if (exdates.length > 0) metadata.exdates = exdates;
+  if (recurrenceId) metadata.recurrenceId = recurrenceId;
+  if (status) metadata.status = status;
+
+  const item: ImportItem = {
+    externalId,
+    kind: "event",
+    body: boundedText(lines.join("\n")).text,
+    occurredAt: start,
+    metadata,
+  };
+  const summary = text(event.summary);
+  if (summary) item.title = summary.slice(0, 1000);
+  if (organizer) item.author = organizer;
+  if (attendees.length > 0) item.participants = [...new Set(attendees)].slice(0, 500);
+  const url = text(vevent.getFirstPropertyValue("url"));
+  if (url && /^https?:\/\//i.test(url)) item.url = url;
+  if (recurrenceId) item.links = [{ externalId: series, kind: "instance_of" }];
+  return item;
+}
+
+/** The instant of an ical.js time: its own zone when the file defined it, else the TZID as a known zone name. */
+function instant(time: Time, tzid: string | string[] | undefined): string {
+  if (time.isDate) return new Date(Date.UTC(time.year, time.month - 1, time.day)).toISOString();
+  const zoneId = time.zone?.tzid;
+  const defined = zoneId && zoneId !== "floating";
+  const named = typeof tzid === "string" ? tzid : undefined;
+  if (!defined && named) {
+    const zone = ianaZone(named);
+    if (!zone) throw new Error(`unknown time zone "${named}"`);
+    return zonedInstant(time, zone).toISOString();
+  }
+  // Defined zones and UTC convert exactly; a floating time (no zone at all) is read as UTC.
+  if (!defined)
+    return new Date(
+      Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second),
+    ).toISOString();
+  return time.toJSDate().toISOString();
+}
+
+function person(prop: InstanceType<typeof ICAL.Property> | null): string | undefined {
+  if (!prop) return undefined;
+  const address = String(prop.getFirstValue() ?? "")
+    .replace(/^mailto:/i, "")
+    .trim();
+  const cn = prop.getParameter("cn");
+  const name = typeof cn === "string" ? cn.trim() : "";
+  if (name && address && name !== address) return `${name} <${address}>`;
+  return name || address || undefined;
+}
+
+const FREQUENCIES: Record<string, string> = {
+  DAILY: "daily",
+  WEEKLY: "weekly",
+  MONTHLY: "monthly",
+  YEARLY: "yearly",
+  HOURLY: "hourly",
+};
+
+/** `FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=…` → "weekly on MO, WE until …". */
+function describeRule(rrule: string): string {
+  const parts = Object.fromEntries(rrule.split(";").map((p) => p.split("=") as [string, string]));
+  const every = Number(parts.INTERVAL ?? 1) > 1 ? `every ${parts.INTERVAL} ` : "";
+  let text = `${every}${FREQUENCIES[parts.FREQ ?? ""] ?? (parts.FREQ ?? "").toLowerCase()}`;
+  if (parts.BYDAY) text += ` on ${parts.BYDAY.split(",").join(", ")}`;
+  if (parts.BYMONTHDAY) text += ` on day ${parts.BYMONTHDAY}`;
+  if (parts.COUNT) text += `, ${parts.COUNT} times`;
+  if (parts.UNTIL) text += ` until ${parts.UNTIL}`;
+  return text;
+}
+
+function text(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const s = String(value).replaceAll("\u0000", "").trim();
+  return s || undefined;
+}
