@@ -27,9 +27,10 @@ const workerProject = (name: "workers" | "faults", include: string[], exclude: s
           OPENAI_API_KEY: "test-key",
           GENERATOR_MODEL: "anthropic:fake-generator",
           JUDGE_MODEL: "openai:fake-judge",
+          // A loaded test machine can take seconds for a query: only the fault tests use a short deadline.
           ...(name === "faults"
             ? { FAULT_PROXY_URL: inject("faultProxyUrl"), DATABASE_QUERY_TIMEOUT_MS: "1500" }
-            : {}),
+            : { DATABASE_QUERY_TIMEOUT_MS: "15000" }),
         },
       },
     })),

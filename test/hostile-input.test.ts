@@ -236,5 +236,9 @@ describe("sharing fan-out", () => {
       .from(memories)
       .where(sql`${memories.subjectId} like ${`${prefix}-%`} and ${memories.materialChangedAt} is not null`);
     expect(Number(marked!.n)).toBe(1000);
+
+    // Leave no thousand stale subjects behind for the sweep tests that share this database.
+    await db.delete(items).where(eq(items.ownerId, user));
+    await db.delete(memories).where(sql`${memories.subjectId} like ${`${prefix}-%`}`);
   });
 });
