@@ -18,9 +18,12 @@ function transcriptDate(file: InputFile, date: string | undefined): string {
   return m ? `${m[1]}-${m[2]}-${m[3]}T00:00:00.000Z` : file.mtime.toISOString();
 }
 
+/** The files' text, named by their path inside the folder given, with their modification time (a fallback date). */
 async function texts(files: InputFile[], counter: { read: number; total: number }) {
-  const out: { path: string; text: string }[] = [];
-  for (const file of files) out.push({ path: file.relative, text: await readText(file, counter) });
+  const out: { path: string; text: string; fileTime: string }[] = [];
+  for (const file of files) {
+    out.push({ path: file.relative, text: await readText(file, counter), fileTime: file.mtime.toISOString() });
+  }
   return out;
 }
 
