@@ -22,7 +22,11 @@ function transcriptDate(file: InputFile, date: string | undefined): string {
 async function texts(files: InputFile[], counter: { read: number; total: number }) {
   const out: { path: string; text: string; fileTime: string }[] = [];
   for (const file of files) {
-    out.push({ path: file.relative, text: await readText(file, counter), fileTime: file.mtime.toISOString() });
+    out.push({
+      path: file.relative,
+      text: await readText(file, counter),
+      fileTime: file.mtime.toISOString(),
+    });
   }
   return out;
 }
