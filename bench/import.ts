@@ -6,10 +6,10 @@
  * Then runs the real CLI on it as a child process with --dry-run --json (and, with --url/--token, against a
  * running server) and reports records/s and the child's peak RSS (VmHWM from /proc).
  */
-import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { type CliRun, runCli } from "./lib/cli-run";
 
 const { values } = parseArgs({
   options: {
@@ -74,47 +74,6 @@ async function generate(): Promise<number> {
   await new Promise<void>((resolve) => out.end(resolve));
   await import("node:fs/promises").then((fs) => fs.writeFile(`${file}.count`, String(i)));
   return i;
-}
-
-interface CliRun {
-  summary: Record<string, unknown>;
-  seconds: number;
-  /** The child's user + system CPU time: on a shared, loaded machine this says more than wall time. */
-  cpuSeconds: number;
-  peakRssMb: number;
-}
-
-async function runCli(args: string[]): Promise<CliRun> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let stdout = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  let peakKb = 0;
-  let cpuTicks = 0;
-  const poll = setInterval(async () => {
-    const status = await readFile(`/proc/${child.pid}/status`, "utf8").catch(() => "");
-    const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    if (hwm > peakKb) peakKb = hwm;
-    // /proc/<pid>/stat fields 14 and 15 (after the parenthesised name): utime and stime in clock ticks (100/s).
-    const stat = await readFile(`/proc/${child.pid}/stat`, "utf8").catch(() => "");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-    if (ticks > cpuTicks) cpuTicks = ticks;
-  }, 100);
-  await new Promise((resolve) => child.on("exit", resolve));
-  clearInterval(poll);
-  const seconds = (performance.now() - started) / 1000;
-  const last = stdout.trim().split("\n").pop() ?? "{}";
-  return {
-    summary: JSON.parse(last) as Record<string, unknown>,
-    seconds,
-    cpuSeconds: cpuTicks / 100,
-    peakRssMb: Math.round(peakKb / 1024),
-  };
 }
 
 const generateStarted = performance.now();

@@ -236,6 +236,21 @@ function paths(): Record<string, Record<string, Operation>> {
         responses: { "204": { description: "Erased" } },
       }),
     },
+    "/me/ingest-address": {
+      post: secured("items:write", {
+        operationId: "issueIngestAddress",
+        summary: "The caller's private inbound-email address (the same one until revoked)",
+        responses: {
+          "200": json(res.ingestAddressResponse, "The existing address"),
+          "201": json(res.ingestAddressResponse, "A new address"),
+        },
+      }),
+      delete: secured("items:write", {
+        operationId: "revokeIngestAddress",
+        summary: "Revoke the caller's inbound-email address: mail to it is refused from now on",
+        responses: { "204": { description: "Revoked" }, "404": error("The caller has no address") },
+      }),
+    },
     "/mcp": {
       post: secured("memory:read", {
         operationId: "mcp",

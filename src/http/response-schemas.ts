@@ -126,3 +126,10 @@ export const protectedResourceResponse = z.object({
   bearer_methods_supported: z.array(z.string()),
   resource_name: z.string(),
 });
+
+/** POST /me/ingest-address. */
+export const ingestAddressResponse = z.object({
+  address: z
+    .string()
+    .describe("The caller's private address: mail sent or forwarded to it becomes their email item"),
+});
