@@ -7,7 +7,7 @@ import { parseGithub } from "../../../src/import/github";
 import { parseMarkdownFolder } from "../../../src/import/markdown";
 import { parseSlackExport } from "../../../src/import/slack";
 import { parseSrt, parseVtt } from "../../../src/import/transcript";
-import type { ImportFormat } from "./formats";
+import type { ImportFormat } from "./import-format";
 import { type InputFile, readBytes, readText } from "./input-files";
 import { unzipTextFiles } from "./zip";
 

@@ -9,20 +9,8 @@ import { MboxSplitter } from "../../../src/import/mbox";
 import type { ImportEvent } from "../../../src/import/records";
 import { parseVcf } from "../../../src/import/vcf";
 import { OTHER_FORMATS } from "./formats-other";
-import { type ByteCounter, type InputFile, readBytes, readChunks, readText } from "./input-files";
-
-export interface ReadContext {
-  counter: ByteCounter;
-  /** --date: the occurredAt of formats without one of their own (call transcripts). */
-  date?: string;
-}
-
-export interface ImportFormat {
-  defaultSource: string;
-  /** File name endings taken from a folder. */
-  extensions: string[];
-  read(files: InputFile[], context: ReadContext): AsyncIterable<ImportEvent>;
-}
+import type { ImportFormat } from "./import-format";
+import { type InputFile, readBytes, readChunks, readText } from "./input-files";
 
 const mbox: ImportFormat = {
   defaultSource: "mbox",
