@@ -7,6 +7,7 @@
 import type { Services } from "../composition";
 import { itemInputSchema } from "../http/item-schemas";
 import { parseEmail } from "../import/email";
+import { readBounded } from "../read-bounded";
 import { tokenOf } from "./ingest-address";
 
 /** The part of Cloudflare's ForwardableEmailMessage this handler uses. */
@@ -31,7 +32,7 @@ export async function receiveEmail(message: InboundMessage, services: Services):
     message.setReject("Unknown or revoked address");
     return;
   }
-  const raw = await readAll(message.raw, maxBytes);
+  const raw = await readBounded(message.raw, maxBytes, "cancel");
   if (!raw) {
     message.setReject(`Message too large: over ${maxBytes} bytes`);
     return;
@@ -56,27 +57,4 @@ export async function receiveEmail(message: InboundMessage, services: Services):
   }
   const { affectedSubjects } = await services.items.upsert(ownerId, [parsed.data]);
   await services.memoryEvents.notifyAgents(affectedSubjects, "ingest");
-}
-
-async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | null> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }

@@ -24,7 +24,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 };
 
 /** Seconds a client is told to wait when the database is not answering. */
-const DATABASE_RETRY_AFTER_SECONDS = 5;
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** The single place where errors become HTTP responses: `{ error: { code, message, requestId } }`. */
 export function errorResponse(err: unknown, c: Context): Response {

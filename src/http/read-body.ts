@@ -1,5 +1,6 @@
 /** Reads a JSON request body with a size limit: Content-Length is checked first, then the bytes actually read. */
 import { AppError } from "../domain/errors";
+import { readBounded } from "../read-bounded";
 
 /** application/json, or any `+json` type (e.g. application/merge-patch+json). */
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
@@ -18,25 +19,8 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   if (!request.body) throw new AppError("bad_request", "The request has no body");
 
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await drain(reader);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readBounded(request.body, maxBytes, { drainLimitBytes: MAX_DRAIN_BYTES });
+  if (!bytes) throw tooLarge();
   try {
     return JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch {
@@ -45,22 +29,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 }
 
 /**
- * A refused body is read to its end rather than cancelled: cancelling mid-upload left `wrangler dev`'s
- * proxy stuck on the half-sent request, stalling every later request for 45 s and more. Past this many
- * bytes (Cloudflare's own request-size limit) the stream is cancelled after all.
+ * A refused body is read to its end rather than cancelled (see readBounded); past this many bytes
+ * (Cloudflare's own request-size limit) the stream is cancelled after all.
  */
 const MAX_DRAIN_BYTES = 100 * 1024 * 1024;
-
-/** Reads and discards what is left of a refused body (bounded), so the connection can serve the next request. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  let left = MAX_DRAIN_BYTES;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    left -= value.byteLength;
-    if (left < 0) {
-      await reader.cancel();
-      return;
-    }
-  }
-}

@@ -3,7 +3,7 @@
  * (current_node followed up its parents), each message with who said it. Hidden, system, tool and empty messages are left out.
  */
 import type { ImportEvent, ImportItem } from "./records";
-import { isoFromEpochSeconds, isRecord, splitJsonRecords, str } from "./text-utils";
+import { isoFromEpochSeconds, isRecord, jsonObjects, str } from "./text-utils";
 
 export interface ChatgptFile {
   path: string;
@@ -111,16 +111,12 @@ function toItem(conversation: Record<string, unknown>): ImportItem | { skip: str
 }
 
 export function* parseChatgpt(file: ChatgptFile): Iterable<ImportEvent> {
-  for (const record of splitJsonRecords(file.text)) {
-    const at = { file: file.path, position: record.position };
-    if (record.error !== undefined) {
-      yield { type: "error", message: record.error, at };
+  for (const record of jsonObjects(file, "conversation")) {
+    if ("type" in record) {
+      yield record;
       continue;
     }
-    if (!isRecord(record.value)) {
-      yield { type: "error", message: "conversation is not a JSON object", at };
-      continue;
-    }
+    const { at } = record;
     const result = toItem(record.value);
     if ("skip" in result) yield { type: "skipped", reason: result.skip, at };
     else if ("error" in result) yield { type: "error", message: result.error, at };

@@ -3,7 +3,7 @@
  * issues → `task`, pull requests → `pull_request`; externalId = owner/repo#number; #123 references → links.
  */
 import type { ImportEvent, ImportItem } from "./records";
-import { isRecord, splitJsonRecords, str } from "./text-utils";
+import { isRecord, jsonObjects, str } from "./text-utils";
 
 export interface GithubFile {
   path: string;
@@ -102,18 +102,13 @@ function toItem(record: Record<string, unknown>): ImportItem | string {
 }
 
 export function* parseGithub(file: GithubFile): Iterable<ImportEvent> {
-  for (const record of splitJsonRecords(file.text)) {
-    const at = { file: file.path, position: record.position };
-    if (record.error !== undefined) {
-      yield { type: "error", message: record.error, at };
-      continue;
-    }
-    if (!isRecord(record.value)) {
-      yield { type: "error", message: "is not a JSON object", at };
+  for (const record of jsonObjects(file, "")) {
+    if ("type" in record) {
+      yield record;
       continue;
     }
     const item = toItem(record.value);
-    if (typeof item === "string") yield { type: "error", message: `issue ${item}`, at };
-    else yield { type: "item", item, at };
+    if (typeof item === "string") yield { type: "error", message: `issue ${item}`, at: record.at };
+    else yield { type: "item", item, at: record.at };
   }
 }

@@ -1,4 +1,6 @@
 /** Small pure helpers the import parsers share: paths, dates found in names, JSON records. */
+import type { ImportEvent, RecordPosition } from "./records";
+
 
 /** Forward slashes, no leading "./" or "/": the stable form of a path inside an export. */
 export function normalizePath(path: string): string {
@@ -170,4 +172,21 @@ export function str(value: unknown): string | undefined {
 
 export function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
+}
+
+/**
+ * The JSON objects of a file (an array, concatenated arrays or NDJSON), each with where it came from; a record
+ * that is not valid JSON or not an object is an `error` event naming `what` it should have been.
+ */
+export function* jsonObjects(
+  file: { path: string; text: string },
+  what: string,
+): Iterable<{ value: Record<string, unknown>; at: RecordPosition } | ImportEvent> {
+  for (const record of splitJsonRecords(file.text)) {
+    const at = { file: file.path, position: record.position };
+    if (record.error !== undefined) yield { type: "error", message: record.error, at };
+    else if (!isRecord(record.value)) {
+      yield { type: "error", message: `${what} is not a JSON object`.trim(), at };
+    } else yield { value: record.value, at };
+  }
 }
