@@ -1,7 +1,6 @@
 /** Small pure helpers the import parsers share: paths, dates found in names, JSON records. */
 import type { ImportEvent, RecordPosition } from "./records";
 
-
 /** Forward slashes, no leading "./" or "/": the stable form of a path inside an export. */
 export function normalizePath(path: string): string {
   return path
