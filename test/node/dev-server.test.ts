@@ -99,11 +99,22 @@ function chunkedUpload(port: number): Promise<number> {
 
 /** wrangler runs in its own process group; after a kill -9 of `npm run dev` it is left behind. */
 function killOrphanedWrangler(port: number): void {
+  let pids: number[] = [];
   try {
-    execFileSync("pkill", ["-9", "-f", `wrangler.*--port ${port}`]);
-    execFileSync("pkill", ["-9", "-f", `workerd.*${port}`]);
+    pids = execFileSync("pgrep", ["-f", `wrangler.*--port ${port}`], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
   } catch {
-    // nothing left to kill
+    return; // nothing left
+  }
+  // wrangler leads its own process group (scripts/lib/stack.ts spawns it detached): the group holds workerd too.
+  for (const pid of pids) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone, or not a group leader
+    }
   }
 }
 
