@@ -15,6 +15,7 @@ import { createPgHealthProbe } from "./db/pg-health-probe";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
 import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSweepSource } from "./db/pg-sweep-source";
+import { createPgWorkspaceStore } from "./db/pg-workspace-store";
 import { createSweepCursorStore } from "./db/sweep-cursor";
 import { createMemoryAgentClient } from "./do/memory-agent-client";
 import { type Clock, systemClock } from "./domain/clock";
@@ -23,6 +24,7 @@ import type { HealthProbe } from "./domain/health";
 import type { IngestAddresses } from "./domain/ingest-addresses";
 import type { ItemStore } from "./domain/items";
 import type { MaterialChangeCause, MemoryEvents } from "./domain/memory-events";
+import type { WorkspaceStore } from "./domain/workspace-store";
 import type { Env } from "./env";
 import { createLlmClient } from "./llm/create-llm-client";
 import type { ErasureStore } from "./memory/erasure-store";
@@ -57,6 +59,7 @@ export interface Services {
   sweepQueue: SweepQueue;
   sweepCursor: SweepCursorStore;
   ingestAddresses: IngestAddresses;
+  workspaces: WorkspaceStore;
   memoryAgents: MemoryAgents;
   /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
   defer(work: Promise<unknown>): Promise<void>;
@@ -86,6 +89,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
     sweepQueue: sweepQueueOver(env.SWEEP_QUEUE),
     sweepCursor: createSweepCursorStore(db),
     ingestAddresses: createIngestAddresses(db),
+    workspaces: createPgWorkspaceStore(db),
     memoryAgents,
     defer,
   };

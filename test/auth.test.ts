@@ -26,7 +26,7 @@ const errorOf = async (res: Response) =>
 /** A small app with the same middleware and error mapping, for auth settings the test worker does not use. */
 function appWith(auth: Auth) {
   const app = new Hono<AppEnv>();
-  app.use(authenticate({ auth }));
+  app.use(authenticate({ auth, membership: false }));
   app.get("/whoami", requireScope("memory:read"), (c) => {
     const caller = c.get("caller");
     return c.json({ userId: caller.userId, scopes: [...caller.scopes].sort() });
@@ -149,7 +149,7 @@ describe("authentication with the HS256 secret (the test worker's setting)", () 
   });
 
   it("reads scopes from a space-separated string or an array, ignoring unknown ones", async () => {
-    const call = appWith({ kind: "hs256", secret: SECRET });
+    const call = appWith({ kind: "hs256", secret: SECRET, workspaceClaim: "org_id" });
     const user = newUserId();
     const asArray = await sign(
       claims(user, { scope: ["memory:read", "items:write", "openid"] }),
@@ -170,6 +170,7 @@ describe("authentication with the HS256 secret (the test worker's setting)", () 
       secret: SECRET,
       issuer: "https://id.example",
       audience: "unified-memory",
+      workspaceClaim: "org_id",
     });
     const user = newUserId();
     const good = await sign(
@@ -204,7 +205,7 @@ describe("authentication with a JWKS URL", () => {
     const rsa = await rsaKey("rsa-1");
     const ec = await ecKey("ec-1");
     const jwksUrl = await publishJwks(`ok-${crypto.randomUUID()}`, [rsa.publicJwk, ec.publicJwk]);
-    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience });
+    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience, workspaceClaim: "org_id" });
     const user = newUserId();
     for (const key of [rsa.privateJwk, ec.privateJwk]) {
       const token = await sign(claims(user, { iss: issuer, aud: audience }), key);
@@ -218,7 +219,7 @@ describe("authentication with a JWKS URL", () => {
     const rsa = await rsaKey("rsa-1");
     const stranger = await rsaKey("rsa-1");
     const jwksUrl = await publishJwks(`bad-${crypto.randomUUID()}`, [rsa.publicJwk]);
-    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience });
+    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience, workspaceClaim: "org_id" });
     const user = newUserId();
     const tokens = [
       await sign(claims(user, { iss: issuer, aud: "other-api" }), rsa.privateJwk),
@@ -237,7 +238,7 @@ describe("authentication with a JWKS URL", () => {
   it("answers 401 for an HS256 token signed with the public key (algorithm confusion) and for alg none", async () => {
     const rsa = await rsaKey("rsa-1");
     const jwksUrl = await publishJwks(`confusion-${crypto.randomUUID()}`, [rsa.publicJwk]);
-    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience });
+    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience, workspaceClaim: "org_id" });
     const header = b64url(JSON.stringify({ alg: "HS256", typ: "JWT", kid: "rsa-1" }));
     const payload = b64url(JSON.stringify(claims(newUserId(), { iss: issuer, aud: audience })));
     const hmacKey = await crypto.subtle.importKey(
@@ -258,7 +259,7 @@ describe("authentication with a JWKS URL", () => {
     const rsa = await rsaKey("rsa-1");
     const name = `cache-${crypto.randomUUID()}`;
     const jwksUrl = await publishJwks(name, [rsa.publicJwk]);
-    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience });
+    const call = appWith({ kind: "jwks", jwksUrl, issuer, audience, workspaceClaim: "org_id" });
     const token = await sign(claims(newUserId(), { iss: issuer, aud: audience }), rsa.privateJwk);
     expect((await call(token)).status).toBe(200);
     await publishJwks(name, []);
@@ -272,6 +273,7 @@ describe("authentication with a JWKS URL", () => {
       jwksUrl: `${inject("jwksServerUrl")}/jwks/never-published-${crypto.randomUUID()}`,
       issuer,
       audience,
+      workspaceClaim: "org_id",
     });
     const res = await call(await sign(claims(newUserId(), { iss: issuer, aud: audience }), rsa.privateJwk));
     expect(res.status).toBe(503);

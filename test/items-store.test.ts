@@ -10,6 +10,7 @@ import { items } from "../src/db/schema";
 import { AppError } from "../src/domain/errors";
 import type { ItemInput, ItemKind } from "../src/domain/items";
 import { newUserId } from "./support/auth";
+import { registerMembers } from "./support/workspaces";
 
 const db = createDb(parseConfig(env));
 const store = createItemStore(db);
@@ -207,16 +208,23 @@ describe("ItemStore reads", () => {
     });
   });
 
-  it("deleteItem deletes only the owner's own item and names who could see it", async () => {
+  it("removeItem: the owner deletes, a sharee leaves, a stranger finds nothing; each names who could see it", async () => {
     const erasure = createPgErasureStore(db);
     const owner = newUserId("owner");
     const colleague = newUserId("colleague");
+    const stranger = newUserId("stranger");
+    await registerMembers(owner, colleague, stranger);
     const [shared] = (await store.upsert(owner, [input("s", { sharedWith: [colleague] })])).outcomes;
-    expect(await erasure.deleteItem(colleague, shared!.id, new Date())).toBeNull();
-    expect((await erasure.deleteItem(owner, shared!.id, new Date()))!.visibleTo.sort()).toEqual(
-      [owner, colleague].sort(),
-    );
+    expect(await erasure.removeItem(stranger, shared!.id, new Date())).toEqual({ outcome: "not_found" });
+
+    const left = await erasure.removeItem(colleague, shared!.id, new Date());
+    expect(left.outcome).toBe("left");
+    expect(await store.get(colleague, shared!.id)).toBeNull();
+    expect((await store.get(owner, shared!.id))!.sharedWith).toEqual([]);
+
+    const deleted = await erasure.removeItem(owner, shared!.id, new Date());
+    expect(deleted).toEqual({ outcome: "deleted", removal: { visibleTo: [owner], redactedSubjects: [] } });
     expect(await store.get(owner, shared!.id)).toBeNull();
-    expect(await erasure.deleteItem(owner, shared!.id, new Date())).toBeNull();
+    expect(await erasure.removeItem(owner, shared!.id, new Date())).toEqual({ outcome: "not_found" });
   });
 });

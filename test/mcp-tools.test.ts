@@ -185,7 +185,7 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
       generatedAt: hoursAgo(1),
     });
     const forgotten = await client.callTool("forget_item", { id: noteId });
-    expect(forgotten.structuredContent).toEqual({ id: noteId, deleted: true });
+    expect(forgotten.structuredContent).toEqual({ id: noteId, deleted: true, left: false });
     const memory = await client.callTool("get_memory", { format: "json" });
     expect(memory.structuredContent?.statements).toEqual([]);
     const gone = await client.callTool("forget_item", { id: noteId });

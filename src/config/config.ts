@@ -37,6 +37,8 @@ const rawSchema = z.object({
   AUTH_JWKS_URL: optionalUrl,
   AUTH_ISSUER: optionalString,
   AUTH_AUDIENCE: optionalString,
+  /** The JWT claim naming the caller's workspace; a token without it acts in the default workspace. */
+  AUTH_WORKSPACE_CLAIM: optionalString.transform((v) => v ?? "org_id"),
 
   /** Browser origins allowed to call /mcp (comma-separated); requests with any other Origin are refused. */
   MCP_ALLOWED_ORIGINS: optionalString.transform((v) =>
@@ -89,9 +91,10 @@ const rawSchema = z.object({
 
 export type ModelRef = { provider: "anthropic" | "openai"; model: string };
 
-export type Auth =
+export type Auth = (
   | { kind: "hs256"; secret: string; issuer?: string; audience?: string }
-  | { kind: "jwks"; jwksUrl: string; issuer: string; audience: string };
+  | { kind: "jwks"; jwksUrl: string; issuer: string; audience: string }
+) & { workspaceClaim: string };
 
 export interface Config {
   databaseUrl: string;
@@ -180,10 +183,22 @@ function parseAuth(c: z.infer<typeof rawSchema>): Auth {
     if (missing.length > 0) {
       throw new ConfigError(missing.map((setting) => ({ setting, message: "required with AUTH_JWKS_URL" })));
     }
-    return { kind: "jwks", jwksUrl: c.AUTH_JWKS_URL, issuer: c.AUTH_ISSUER!, audience: c.AUTH_AUDIENCE! };
+    return {
+      kind: "jwks",
+      jwksUrl: c.AUTH_JWKS_URL,
+      issuer: c.AUTH_ISSUER!,
+      audience: c.AUTH_AUDIENCE!,
+      workspaceClaim: c.AUTH_WORKSPACE_CLAIM,
+    };
   }
   if (c.AUTH_JWT_SECRET) {
-    return { kind: "hs256", secret: c.AUTH_JWT_SECRET, issuer: c.AUTH_ISSUER, audience: c.AUTH_AUDIENCE };
+    return {
+      kind: "hs256",
+      secret: c.AUTH_JWT_SECRET,
+      issuer: c.AUTH_ISSUER,
+      audience: c.AUTH_AUDIENCE,
+      workspaceClaim: c.AUTH_WORKSPACE_CLAIM,
+    };
   }
   throw new ConfigError([
     {

@@ -1,11 +1,23 @@
 /** Column selections, the access rule and row mapping shared by the item store's queries. */
-import { arrayContains, eq, or, type SQL } from "drizzle-orm";
+import { eq, or, type SQL, sql } from "drizzle-orm";
 import type { Item, ItemSummary } from "../domain/items";
+import { localName } from "../domain/workspaces";
 import { items } from "./schema";
 
-/** The access rule, in SQL: the viewer owns the item or is in its shared_with. */
-export function visibleTo(viewerId: string, table: typeof items = items): SQL {
-  return or(eq(table.ownerId, viewerId), arrayContains(table.sharedWith, [viewerId]))!;
+/**
+ * The access rule, in SQL, for every read: a subject (user or team key) sees an item it owns, or whose
+ * shared_with names it or a team it belongs to. Keys carry the workspace, so nothing crosses workspaces.
+ */
+export function visibleTo(viewerKey: string, table: typeof items = items): SQL {
+  return or(
+    eq(table.ownerId, viewerKey),
+    sql`${table.sharedWith} && ${principalsOf(sql`${viewerKey}::text`)}`,
+  )!;
+}
+
+/** The keys a subject is addressed by in shared_with: its own and its teams' (text[]). */
+export function principalsOf(subjectKey: SQL): SQL {
+  return sql`(array[${subjectKey}] || array(select tm.team_key from team_members tm where tm.member_key = ${subjectKey}))`;
 }
 
 export const itemColumns = {
@@ -46,9 +58,12 @@ export function toDate(value: Date | string): Date {
   return date;
 }
 
+/** Rows hold keys; the API shows owner and share targets by their names in the workspace. */
 export function toItem(row: Item): Item {
   return {
     ...row,
+    ownerId: localName(row.ownerId),
+    sharedWith: row.sharedWith.map(localName),
     occurredAt: toDate(row.occurredAt),
     createdAt: toDate(row.createdAt),
     updatedAt: toDate(row.updatedAt),

@@ -16,10 +16,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "../domain/errors";
 import { type ItemInput, repeatedKeys, type UpsertOutcome } from "../domain/items";
+import { shareTargetKey, workspaceOf } from "../domain/workspaces";
+import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
 import { canonicalJson, sha256Hex } from "./content-hash";
 import { type LinkSpec, linkSpecs } from "./item-links";
 import { materialChangedStatement } from "./memory-events";
+import { unknownShareTargets } from "./pg-workspace-store";
 import { items } from "./schema";
 
 type NewItemRow = typeof items.$inferInsert & { contentHash: string };
@@ -36,6 +39,7 @@ export async function upsertItems(
 ): Promise<{ outcomes: UpsertOutcome[]; affectedSubjects: string[] }> {
   assertNoDuplicates(inputs);
   if (inputs.length === 0) return { outcomes: [], affectedSubjects: [] };
+  await assertKnownShareTargets(db, ownerId, inputs);
   const prepared = await Promise.all(inputs.map((input) => prepare(ownerId, input)));
   const keyOf = (source: string, externalId: string) => JSON.stringify([source, externalId]);
 
@@ -64,15 +68,30 @@ export async function upsertItems(
     const before = existing.get(keyOf(p.row.source, p.row.externalId));
     for (const subject of [...(before?.sharedWith ?? []), ...(p.row.sharedWith ?? [])]) affected.add(subject);
   }
+  // An update that shares an item with fewer targets takes access away: redacted in the same batch.
+  const narrowed = toWrite.flatMap((p) => {
+    const before = existing.get(keyOf(p.row.source, p.row.externalId));
+    const after = p.row.sharedWith ?? [];
+    return before?.sharedWith.some((key) => !after.includes(key))
+      ? [{ id: before.id, keys: after }]
+      : [];
+  });
   const written = new Map<string, { id: string; inserted: boolean }>();
   if (toWrite.length > 0) {
-    const [upserted] = await db.batch([
-      insertStatement(db, toWrite),
-      deleteLinksStatement(db, ownerId, toWrite),
-      insertLinksStatement(db, ownerId, toWrite),
-      resolvePendingStatement(db, ownerId, toWrite),
-      db.execute(materialChangedStatement([...affected], "now")),
-    ]);
+    const { results } = await writeWithRedaction(
+      db,
+      { sharedWith: narrowed },
+      { items: narrowed.map((n) => n.id) },
+      [
+        insertStatement(db, toWrite),
+        deleteLinksStatement(db, ownerId, toWrite),
+        insertLinksStatement(db, ownerId, toWrite),
+        resolvePendingStatement(db, ownerId, toWrite),
+        db.execute(materialChangedStatement([...affected], "now")),
+      ],
+      new Date(),
+    );
+    const upserted = results[0] as { id: string; source: string; externalId: string; inserted: boolean }[];
     for (const row of upserted) {
       written.set(keyOf(row.source, row.externalId), { id: row.id, inserted: row.inserted });
     }
@@ -99,8 +118,44 @@ function assertNoDuplicates(inputs: ItemInput[]): void {
   }
 }
 
+/**
+ * Every share target must name an active member or a team of the owner's workspace: 422 otherwise, naming
+ * each unknown target, and nothing is written.
+ */
+async function assertKnownShareTargets(db: Db, ownerId: string, inputs: ItemInput[]): Promise<void> {
+  const workspace = workspaceOf(ownerId);
+  const keyOfTarget = new Map<string, string | null>();
+  for (const input of inputs) {
+    for (const target of input.sharedWith ?? []) keyOfTarget.set(target, shareTargetKey(workspace, target));
+  }
+  const keys = [...keyOfTarget.values()].filter((k): k is string => k !== null && k !== ownerId);
+  const unknown = new Set(await unknownShareTargets(db, keys));
+  const problems = inputs.flatMap((input, index) =>
+    (input.sharedWith ?? [])
+      .filter((target) => {
+        const key = keyOfTarget.get(target) ?? null;
+        return key === null || unknown.has(key);
+      })
+      .map((target) => ({
+        index,
+        path: "sharedWith",
+        message: `"${target}" is not a member or team of this workspace`,
+      })),
+  );
+  if (problems.length > 0) {
+    throw new AppError("validation_failed", "Some items are shared with unknown members or teams", {
+      details: { items: problems },
+    });
+  }
+}
+
 async function prepare(ownerId: string, input: ItemInput): Promise<Prepared> {
-  const sharedWith = [...new Set(input.sharedWith ?? [])].filter((id) => id !== ownerId).sort();
+  const workspace = workspaceOf(ownerId);
+  const sharedWith = [
+    ...new Set((input.sharedWith ?? []).map((target) => shareTargetKey(workspace, target) as string)),
+  ]
+    .filter((key) => key !== ownerId)
+    .sort();
   const links = linkSpecs(input);
   const content = {
     kind: input.kind,

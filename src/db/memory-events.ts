@@ -21,14 +21,18 @@ export function createMaterialChangeRecorder(db: Db, clock: Clock): MaterialChan
 }
 
 /**
- * Marks `subjectIds` as having new material at `at`: one statement with one array parameter, whatever
- * the number of subjects (a multi-row VALUES list would hit Postgres' 65,535-parameter limit). Ingest runs
- * it inside its own transaction, so the notices commit with the items.
+ * Marks `subjectIds`, and the members of any team among them, as having new material at `at`: one
+ * statement with one array parameter, whatever the number of subjects (a multi-row VALUES list would hit
+ * Postgres' 65,535-parameter limit). Ingest runs it inside its own transaction, so the notices commit with
+ * the items.
  */
 export function materialChangedStatement(subjectIds: string[], at: Date | "now") {
   const time = at === "now" ? sql`now()` : sql`${at.toISOString()}::timestamptz`;
+  const keys = sql`${sql.param([...new Set(subjectIds)])}::text[]`;
   return sql`
     insert into memories (subject_id, material_changed_at)
-    select s, ${time} from unnest(${sql.param([...new Set(subjectIds)])}::text[]) as s
+    select s, ${time} from (
+      select unnest(${keys}) as s
+      union select tm.member_key from team_members tm where tm.team_key = any(${keys})) as affected
     on conflict (subject_id) do update set material_changed_at = excluded.material_changed_at`;
 }

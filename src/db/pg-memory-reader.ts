@@ -11,6 +11,7 @@ import type {
   VersionSummary,
 } from "../memory/memory-reader";
 import type { Db } from "./client";
+import { principalsOf } from "./item-rows";
 import { decodeListCursor, keysetBefore, pageOf } from "./list-page";
 import { memories, memoryRuns, memoryVersions } from "./schema";
 import { parseJson } from "./sql-values";
@@ -142,7 +143,7 @@ function citationsOf(
   return sql<unknown>`coalesce((
     select json_agg(json_build_object('id', c.id, 'kind', i.kind, 'title', i.title, 'occurredAt', i.occurred_at) order by c.n)
     from unnest(${citedIds}) with ordinality as c(id, n)
-    left join items i on i.id = c.id and (i.owner_id = ${viewer} or ${viewer} = any(i.shared_with))
+    left join items i on i.id = c.id and (i.owner_id = ${viewer} or i.shared_with && ${principalsOf(sql`${viewer}`)})
   ), '[]'::json)`;
 }
 

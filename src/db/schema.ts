@@ -178,3 +178,52 @@ export const ingestAddresses = pgTable(
   },
   (t) => [uniqueIndex("ingest_addresses_active_owner_key").on(t.ownerId).where(sql`${t.revokedAt} is null`)],
 );
+
+/**
+ * The members of each workspace, by key (see domain/workspaces.ts). A user becomes a member the first time
+ * they call the API with a token of the workspace, or when an admin adds them; an admin's removal sets
+ * removed_at (their token is refused from then on) and keeps the row, so the removal is not undone by
+ * their next request.
+ */
+export const workspaceMembers = pgTable(
+  "workspace_members",
+  {
+    memberKey: text("member_key").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    userId: text("user_id").notNull(),
+    joinedAt: timestamptz("joined_at").notNull().defaultNow(),
+    removedAt: timestamptz("removed_at"),
+  },
+  (t) => [uniqueIndex("workspace_members_workspace_user_key").on(t.workspaceId, t.userId)],
+);
+
+/** Teams of a workspace; a team's key is also the subject key of its memory. */
+export const teams = pgTable(
+  "teams",
+  {
+    teamKey: text("team_key").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    teamId: text("team_id").notNull(),
+    name: text("name").notNull(),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("teams_workspace_team_key").on(t.workspaceId, t.teamId)],
+);
+
+/** Who is in which team: the access rule reads it (a member sees what is shared with their teams). */
+export const teamMembers = pgTable(
+  "team_members",
+  {
+    teamKey: text("team_key")
+      .notNull()
+      .references(() => teams.teamKey, { onDelete: "cascade" }),
+    memberKey: text("member_key")
+      .notNull()
+      .references(() => workspaceMembers.memberKey, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamKey, t.memberKey] }),
+    index("team_members_member_idx").on(t.memberKey),
+  ],
+);

@@ -11,10 +11,9 @@ import type { HonoJsonWebKey } from "hono/utils/jwt/jws";
 import type { JWTPayload } from "hono/utils/jwt/types";
 import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
-import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
+import { DEFAULT_WORKSPACE, isUserId, isWorkspaceId, userKey } from "../domain/workspaces";
 import type { AppEnv, Caller, Scope } from "./context";
 import { protectedResourceMetadataUrl } from "./protected-resource";
-import { textProblem } from "./safe-text";
 
 export const SCOPES: readonly Scope[] = ["memory:read", "items:write", "admin"];
 const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
@@ -25,9 +24,15 @@ const JWKS_REFETCH_MIN_MS = 30_000;
 export interface AuthenticateOptions {
   /** Where the auth settings come from; defaults to the request's parsed config. */
   auth?: Auth | ((c: Context<AppEnv>) => Auth);
+  /** Check (and register) workspace membership through services.workspaces; on unless turned off. */
+  membership?: boolean;
 }
 
-/** Verifies the bearer token and sets `caller` ({ userId, scopes }); 401 `unauthorized` otherwise. */
+/**
+ * Verifies the bearer token and sets `caller` ({ userId, workspaceId, key, scopes }); 401 `unauthorized`
+ * otherwise. Then the workspace admits the caller: a first call registers them as a member, and a member
+ * an admin removed is refused with 403 until added back.
+ */
 export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const auth =
@@ -38,7 +43,14 @@ export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandl
       if (err instanceof AppError) throw err;
       throw unauthorized(c, auth, "Invalid or expired token");
     });
-    c.set("caller", callerFrom(c, auth, payload));
+    const caller = callerFrom(c, auth, payload);
+    if (options.membership !== false) {
+      const admitted = await c.get("services").workspaces.admit(caller.workspaceId, caller.userId);
+      if (admitted === "removed") {
+        throw new AppError("forbidden", "You were removed from this workspace; an admin can add you back");
+      }
+    }
+    c.set("caller", caller);
     await next();
   };
 }
@@ -126,16 +138,19 @@ async function jwksKeys(url: string, kid: string | undefined): Promise<HonoJsonW
 
 function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller {
   const sub = payload.sub;
-  if (
-    typeof sub !== "string" ||
-    sub.trim() === "" ||
-    sub.length > MAX_SUBJECT_ID_LENGTH ||
-    textProblem(sub) !== null
-  ) {
-    throw unauthorized(c, auth, "Token has no usable subject");
-  }
+  if (!isUserId(sub)) throw unauthorized(c, auth, "Token has no usable subject");
   if (typeof payload.exp !== "number") throw unauthorized(c, auth, "Token has no expiry");
-  return { userId: sub, scopes: parseScopes(payload.scope ?? payload.scp) };
+  const claim = payload[auth.workspaceClaim];
+  const workspaceId = claim === undefined || claim === null || claim === "" ? DEFAULT_WORKSPACE : claim;
+  if (!isWorkspaceId(workspaceId)) {
+    throw unauthorized(c, auth, `Token's "${auth.workspaceClaim}" claim is not a usable workspace id`);
+  }
+  return {
+    userId: sub,
+    workspaceId,
+    key: userKey(workspaceId, sub),
+    scopes: parseScopes(payload.scope ?? payload.scp),
+  };
 }
 
 function parseScopes(claim: unknown): Set<Scope> {

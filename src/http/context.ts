@@ -4,7 +4,12 @@ import type { Env } from "../env";
 export type Scope = "memory:read" | "items:write" | "admin";
 
 export interface Caller {
+  /** The token's `sub`, as the API shows it. */
   userId: string;
+  /** The workspace the request acts in (the configured claim, or the default workspace). */
+  workspaceId: string;
+  /** The caller's subject key (domain/workspaces.ts): what every store and agent is addressed by. */
+  key: string;
   scopes: Set<Scope>;
 }
 

@@ -71,7 +71,7 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
         if (input.since && input.until && input.since >= input.until) {
           throw new AppError("bad_request", '"since" must be before "until"');
         }
-        const page = await deps.items.search(caller.userId, {
+        const page = await deps.items.search(caller.key, {
           ...input,
           q: input.query,
           kinds: (input.kinds ?? []) as ItemKind[],
@@ -100,7 +100,7 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     },
     ({ id }) =>
       guarded(async () => {
-        const item = await deps.items.get(caller.userId, id);
+        const item = await deps.items.get(caller.key, id);
         if (!item) return toolError(notFound("Item"));
         return toolSuccess(jsonSafe(item), itemText(item));
       }),
@@ -117,7 +117,7 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     },
     async (uri, variables) => {
       const id = String(variables.id ?? "");
-      const item = await deps.items.get(caller.userId, id).catch((err: unknown) => {
+      const item = await deps.items.get(caller.key, id).catch((err: unknown) => {
         throw asAppError(err);
       });
       if (!item) throw new ResourceNotFoundError(uri.href, "Item not found");

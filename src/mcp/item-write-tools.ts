@@ -9,7 +9,7 @@ import { AppError, notFound } from "../domain/errors";
 import { ITEM_KINDS } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { itemInputSchema } from "../http/item-schemas";
-import { deleteItemWithRedaction } from "../memory/deletion";
+import { removeItemWithRedaction } from "../memory/deletion";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { guarded, toolError, toolSuccess } from "./tool-result";
@@ -71,7 +71,7 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
           const problems = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
           throw new AppError("validation_failed", "The note is invalid", { details: { problems } });
         }
-        const { outcomes, affectedSubjects } = await deps.items.upsert(caller.userId, [parsed.data]);
+        const { outcomes, affectedSubjects } = await deps.items.upsert(caller.key, [parsed.data]);
         await deps.memoryEvents.notifyAgents(affectedSubjects, "ingest");
         const outcome = outcomes[0]!;
         return toolSuccess({ ...outcome }, `Remembered (${outcome.status}) as item ${outcome.id}.`);
@@ -84,20 +84,32 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
       title: "Delete one of the user's items",
       description:
         "Permanently deletes an item the user owns (for example a note stored by remember that is wrong or " +
-        "that they ask you to forget). Every memory statement citing it is removed at once. Only when the " +
-        "user asks for it.",
+        "that they ask you to forget); on an item someone shared with the user, removes the user from the " +
+        "share instead. Every memory statement citing it that the user can no longer see is removed at once. " +
+        "Only when the user asks for it.",
       inputSchema: z.object({ id: z.string().min(1).max(100).describe("The item's id") }),
-      outputSchema: z.object({ id: z.string(), deleted: z.literal(true) }),
+      outputSchema: z.object({ id: z.string(), deleted: z.boolean(), left: z.boolean() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       scopeChallenge: canWrite,
     },
     ({ id }) =>
       guarded(async () => {
-        const removed = isUuid(id) && (await deleteItemWithRedaction(deps, caller.userId, id));
-        if (!removed) return toolError(notFound("Item"));
+        const outcome = isUuid(id) ? await removeItemWithRedaction(deps, caller.key, id) : "not_found";
+        if (outcome === "not_found") return toolError(notFound("Item"));
+        if (outcome === "via_team") {
+          return toolError(
+            new AppError(
+              "forbidden",
+              "This item is shared with a team of the user's; only leaving the team ends access",
+            ),
+          );
+        }
+        const deleted = outcome === "deleted";
         return toolSuccess(
-          { id, deleted: true },
-          `Deleted item ${id}; memory statements citing it are gone.`,
+          { id, deleted, left: !deleted },
+          deleted
+            ? `Deleted item ${id}; memory statements citing it are gone.`
+            : `Removed the user from the share of item ${id}; their memory no longer cites it.`,
         );
       }),
   );

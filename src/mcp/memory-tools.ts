@@ -95,7 +95,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
     },
     () =>
       guarded(async () => {
-        const answer = await context.deps.memoryAgents.forceRefresh(caller.userId);
+        const answer = await context.deps.memoryAgents.forceRefresh(caller.key);
         switch (answer.status) {
           case "refused": {
             const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
@@ -161,7 +161,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
 
 /** GET /memory's decision for the caller, poking the agent exactly as the HTTP read does. */
 function readCallerMemory({ deps, caller }: McpContext): Promise<ReadDecision> {
-  return readMemory(deps, caller.userId);
+  return readMemory(deps, caller.key);
 }
 
 const EMPTY_MESSAGE = "There is nothing to remember yet: the user's workspace holds no item they can see.";

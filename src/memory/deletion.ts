@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../domain/clock";
 import type { MemoryEvents } from "../domain/memory-events";
-import type { ErasureStore, Removal } from "./erasure-store";
+import type { ErasureStore, ItemRemoval, Removal } from "./erasure-store";
 import type { MemoryAgents } from "./memory-agents-port";
 
 export interface DeletionDeps {
@@ -16,16 +16,19 @@ export interface DeletionDeps {
   clock: Clock;
 }
 
-/** Deletes one of the owner's items with redaction; false if the owner has no such item. */
-export async function deleteItemWithRedaction(
+/**
+ * DELETE /items/:id: the owner deletes the item, a sharee leaves it; either way with redaction. The
+ * outcome says which ("not_found" if the caller cannot see it, "via_team" if only through a team).
+ */
+export async function removeItemWithRedaction(
   deps: DeletionDeps,
-  ownerId: string,
+  callerKey: string,
   itemId: string,
-): Promise<boolean> {
-  const result = await deps.erasure.deleteItem(ownerId, itemId, deps.clock.now());
-  if (!result) return false;
-  await afterRemoval(deps, result, null);
-  return true;
+): Promise<ItemRemoval["outcome"]> {
+  const result = await deps.erasure.removeItem(callerKey, itemId, deps.clock.now());
+  if (result.outcome === "deleted" || result.outcome === "left")
+    await afterRemoval(deps, result.removal, null);
+  return result.outcome;
 }
 
 /**
@@ -40,7 +43,11 @@ export async function eraseSubject(deps: DeletionDeps, subjectId: string): Promi
   await afterRemoval(deps, result, subjectId);
 }
 
-async function afterRemoval(deps: DeletionDeps, result: Removal, erased: string | null): Promise<void> {
+export async function afterRemoval(
+  deps: DeletionDeps,
+  result: Removal,
+  erased: string | null,
+): Promise<void> {
   const others = (ids: string[]) => [...new Set(ids)].filter((id) => id !== erased);
   await deps.memoryEvents.materialChanged(
     others([...result.visibleTo, ...result.redactedSubjects]),

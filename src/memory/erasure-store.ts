@@ -17,12 +17,23 @@ export interface Removal {
   redactedSubjects: string[];
 }
 
+/** What DELETE /items/:id did for the caller. */
+export type ItemRemoval =
+  | { outcome: "deleted" | "left"; removal: Removal }
+  /** The caller sees the item only through a team: leaving the team is how to stop seeing it. */
+  | { outcome: "via_team" }
+  | { outcome: "not_found" };
+
 export interface ErasureStore {
   /**
-   * Deletes one of the owner's items and, in the same atomic batch, redacts every memory version (of any
-   * subject) that cited it. Null if the owner has no such item.
+   * The owner deletes the item; a sharee named in its shared_with leaves it (only they are removed from the
+   * share). Either way, in the same atomic batch, every memory version that cites it and whose subject can
+   * no longer see it is redacted.
    */
-  deleteItem(ownerId: string, itemId: string, at: Date): Promise<Removal | null>;
-  /** Erases the subject's items, memory, versions and runs; redacts other subjects' versions citing its items. */
-  eraseSubject(subjectId: string, at: Date): Promise<Removal>;
+  removeItem(callerKey: string, itemId: string, at: Date): Promise<ItemRemoval>;
+  /**
+   * Erases the subject: its items, memory, versions, runs and inbound address; redacts other subjects'
+   * versions citing its items. What others shared with it, and its team memberships, are the workspace's.
+   */
+  eraseSubject(subjectKey: string, at: Date): Promise<Removal>;
 }

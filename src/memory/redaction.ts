@@ -1,4 +1,4 @@
-/** Redaction: what a memory version becomes once some of the items it cites are deleted. */
+/** Redaction: what a memory version becomes once its subject can no longer see some of the items it cites. */
 import type { Statement } from "../domain/memory";
 import { renderMemory, withoutCitationsOf } from "../domain/memory-render";
 import type { RedactedVersion } from "./erasure-store";
@@ -18,11 +18,4 @@ export function redactVersion(version: CitingVersion, removedIds: ReadonlySet<st
   const statements = withoutCitationsOf(version.statements, removedIds);
   const { markdown, citedIds } = renderMemory(statements);
   return { id: version.id, subjectId: version.subjectId, markdown, statements, citedItemIds: citedIds };
-}
-
-export function redactVersions(
-  versions: CitingVersion[],
-  removedIds: ReadonlySet<string>,
-): RedactedVersion[] {
-  return versions.map((v) => redactVersion(v, removedIds));
 }

@@ -1,8 +1,8 @@
 /** The workspace store's HTTP API: batch ingest, search, read and delete, all scoped to the caller. */
 import { Hono } from "hono";
-import { notFound } from "../../domain/errors";
+import { AppError, notFound } from "../../domain/errors";
 import { isUuid } from "../../domain/memory";
-import { deleteItemWithRedaction } from "../../memory/deletion";
+import { removeItemWithRedaction } from "../../memory/deletion";
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
 import { MAX_BODY_BYTES, parseIngestBody, parseSearchParams } from "../item-schemas";
@@ -14,27 +14,34 @@ export const itemsRoutes = new Hono<AppEnv>()
   .post("/", requireScope("items:write"), async (c) => {
     const inputs = parseIngestBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
     const { items, memoryEvents } = c.get("services");
-    const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").userId, inputs);
+    const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").key, inputs);
     await memoryEvents.notifyAgents(affectedSubjects, "ingest");
     return c.json({ items: outcomes });
   })
 
   .get("/", requireScope("memory:read"), async (c) => {
     const query = parseSearchParams((name) => c.req.queries(name));
-    return c.json(await c.get("services").items.search(c.get("caller").userId, query));
+    return c.json(await c.get("services").items.search(c.get("caller").key, query));
   })
 
   .get("/:id", requireScope("memory:read"), async (c) => {
-    const item = await c.get("services").items.get(c.get("caller").userId, c.req.param("id"));
+    const item = await c.get("services").items.get(c.get("caller").key, c.req.param("id"));
     if (!item) throw notFound("Item");
     return c.json(item);
   })
 
-  // Kept small on purpose: deleting an item is also where derived memories get redacted.
+  // The owner deletes; a sharee leaves the share. Either is also where derived memories get redacted.
   .delete("/:id", requireScope("items:write"), async (c) => {
     const id = c.req.param("id");
-    const removed =
-      isUuid(id) && (await deleteItemWithRedaction(c.get("services"), c.get("caller").userId, id));
-    if (!removed) throw notFound("Item");
+    const outcome = isUuid(id)
+      ? await removeItemWithRedaction(c.get("services"), c.get("caller").key, id)
+      : "not_found";
+    if (outcome === "not_found") throw notFound("Item");
+    if (outcome === "via_team") {
+      throw new AppError(
+        "forbidden",
+        "This item is shared with a team of yours; leaving the team ends your access",
+      );
+    }
     return c.body(null, 204);
   });

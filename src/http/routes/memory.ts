@@ -19,7 +19,7 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const decision = await readMemory(c.get("services"), c.get("caller").userId, { waitMs: wait * 1000 });
+    const decision = await readMemory(c.get("services"), c.get("caller").key, { waitMs: wait * 1000 });
     switch (decision.kind) {
       case "ready": {
         c.header("ETag", decision.etag);
@@ -40,7 +40,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/runs", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryReader.runs(c.get("caller").userId, {
+    const page = await c.get("services").memoryReader.runs(c.get("caller").key, {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -48,7 +48,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/versions", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryReader.versions(c.get("caller").userId, {
+    const page = await c.get("services").memoryReader.versions(c.get("caller").key, {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -57,15 +57,13 @@ export const memoryRoutes = new Hono<AppEnv>()
 
   .get("/versions/:id", requireScope("memory:read"), async (c) => {
     const id = c.req.param("id");
-    const version = isUuid(id)
-      ? await c.get("services").memoryReader.version(c.get("caller").userId, id)
-      : null;
+    const version = isUuid(id) ? await c.get("services").memoryReader.version(c.get("caller").key, id) : null;
     if (!version) throw notFound("Memory version");
     return c.json(version);
   })
 
   .post("/refresh", requireScope("memory:read"), async (c) => {
-    const answer = await c.get("services").memoryAgents.forceRefresh(c.get("caller").userId);
+    const answer = await c.get("services").memoryAgents.forceRefresh(c.get("caller").key);
     switch (answer.status) {
       case "refused": {
         const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));

@@ -1,0 +1,217 @@
+/**
+ * The invariant, as one mechanism: whenever a write takes access to items away from subjects, every memory
+ * version of theirs (current and old, personal or team) that cites an item they will no longer see is
+ * redacted in the same atomic batch as the write.
+ *
+ * Every access-losing path (an item deleted, re-shared to fewer targets, a sharee leaving it, a member
+ * leaving or removed from a team, a team deleted, a member removed from the workspace, a subject erased)
+ * describes its write as an AccessChange. Before the batch, one read finds the candidate versions and,
+ * per version, the cited items the subject cannot see once the change is applied (the access rule of
+ * item-rows.ts, evaluated on the state after the change). The batch then runs the write, the rewritten
+ * versions and the current markdown together. A version rewritten concurrently by another redaction fails
+ * the optimistic check (redacted_at) and is re-checked against the state after both.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Statement } from "../domain/memory";
+import type { RedactedVersion } from "../memory/erasure-store";
+import { redactVersion } from "../memory/redaction";
+import type { Db } from "./client";
+import { parseJson, uuidArray } from "./sql-values";
+
+/** Concurrent redactions of one version are retried this many times. */
+const REDACTION_ATTEMPTS = 4;
+
+/** What the write is about to take away (keys as in domain/workspaces.ts). */
+export interface AccessChange {
+  /** Items that will no longer exist. */
+  deletedItems?: string[];
+  /** Every item of this owner will no longer exist (an erase). */
+  erasedOwner?: string;
+  /** Items whose shared_with becomes exactly these keys. */
+  sharedWith?: { id: string; keys: string[] }[];
+  /** Team memberships that end. */
+  leftTeams?: { team: string; member: string }[];
+  /** Keys that stop granting anything anywhere: a deleted team, a member removed from the workspace. */
+  removedPrincipals?: string[];
+}
+
+/** Which versions to re-check: those of these subjects, and/or those citing these items (or this owner's). */
+export interface Candidates {
+  subjects?: string[];
+  items?: string[];
+  itemsOfOwner?: string;
+}
+
+type BatchItem = Parameters<Db["batch"]>[0][number];
+
+export interface RedactingWrite {
+  /** The write's own results, in order. */
+  results: unknown[];
+  /** Subjects whose memory versions were redacted. */
+  redactedSubjects: string[];
+}
+
+/** Runs `writes` and the redactions they cause as one db.batch (one transaction). */
+export async function writeWithRedaction(
+  db: Db,
+  change: AccessChange,
+  candidates: Candidates,
+  writes: BatchItem[],
+  at: Date,
+): Promise<RedactingWrite> {
+  const citing = hasCandidates(candidates)
+    ? await readCiting(db, candidatesWhere(candidates), lostAfter(change))
+    : [];
+  const redacted = citing.map((c) => redactVersion(c.version, new Set(c.lost)));
+  const payload = payloadOf(redacted, citing);
+  const batch = [...writes, applyRedactions(db, payload, at), syncCurrentMarkdown(db, payload, at)];
+  const results = await db.batch(batch as [BatchItem, ...BatchItem[]]);
+  const updated = results[writes.length] as { rows: Record<string, unknown>[] };
+  await repairMissed(db, missedIds(payload, updated.rows), at);
+  return {
+    results: results.slice(0, writes.length),
+    redactedSubjects: [...new Set(redacted.map((r) => r.subjectId))],
+  };
+}
+
+const hasCandidates = ({ subjects, items, itemsOfOwner }: Candidates): boolean =>
+  (subjects?.length ?? 0) > 0 || (items?.length ?? 0) > 0 || itemsOfOwner !== undefined;
+
+function candidatesWhere({ subjects, items, itemsOfOwner }: Candidates): SQL {
+  const parts: SQL[] = [];
+  if (subjects) parts.push(sql`v.subject_id = any(${sql.param(subjects)}::text[])`);
+  if (items) parts.push(sql`v.cited_item_ids && ${uuidArray(items)}`);
+  if (itemsOfOwner) {
+    parts.push(
+      sql`v.subject_id <> ${itemsOfOwner} and v.cited_item_ids && array(select id from items where owner_id = ${itemsOfOwner})`,
+    );
+  }
+  if (parts.length === 0) throw new Error("writeWithRedaction needs candidates");
+  return sql.join(parts, sql` and `);
+}
+
+/**
+ * A cited id (alias c) of a version (alias v) that v's subject cannot see once `change` is applied:
+ * the access rule (owner, or shared_with overlapping the subject's principals) on the state after it.
+ */
+function lostAfter(change: AccessChange): SQL {
+  const removed = sql.param(change.removedPrincipals ?? []);
+  const left = JSON.stringify(change.leftTeams ?? []);
+  const sharedWith = JSON.stringify(change.sharedWith ?? []);
+  const principals = sql`array(
+    select p from unnest(array[v.subject_id] || array(
+      select tm.team_key from team_members tm
+      where tm.member_key = v.subject_id
+        and not exists (select 1 from jsonb_to_recordset(${left}::jsonb) as l(team text, member text)
+                        where l.team = tm.team_key and l.member = tm.member_key))) p
+    where p <> all(${removed}::text[]))`;
+  const sharedAfter = sql`coalesce(
+    (select array(select jsonb_array_elements_text(o.keys)) from jsonb_to_recordset(${sharedWith}::jsonb) as o(id uuid, keys jsonb) where o.id = x.id),
+    x.shared_with)`;
+  const gone: SQL[] = [];
+  if (change.deletedItems?.length) gone.push(sql`and x.id <> all(${uuidArray(change.deletedItems)})`);
+  if (change.erasedOwner) gone.push(sql`and x.owner_id <> ${change.erasedOwner}`);
+  return sql`not exists (
+    select 1 from items x where x.id = c ${sql.join(gone, sql` `)}
+      and (x.owner_id = v.subject_id or ${sharedAfter} && ${principals}))`;
+}
+
+// ---- reading, rewriting and repairing versions --------------------------------------------------------------
+
+interface CitingRow {
+  version: { id: string; subjectId: string; statements: Statement[] };
+  /** redacted_at as Postgres printed it (optimistic check), or null. */
+  redactedAt: string | null;
+  /** Cited ids the subject can no longer see. */
+  lost: string[];
+}
+
+async function readCiting(db: Db, where: SQL, lost: SQL): Promise<CitingRow[]> {
+  const found = await db.execute(sql`
+    select coalesce(json_agg(json_build_object(
+      'id', v.id, 'subjectId', v.subject_id, 'statements', v.statements, 'redactedAt', v.redacted_at::text,
+      'lost', lost.ids)), '[]'::json) as versions
+    from memory_versions v,
+      lateral (select array(select c::text from unnest(v.cited_item_ids) c where ${lost}) as ids) lost
+    where ${where} and cardinality(lost.ids) > 0`);
+  const list = parseJson(found.rows[0]?.versions);
+  if (!Array.isArray(list)) return [];
+  return list.map(
+    (v: {
+      id: string;
+      subjectId: string;
+      statements: Statement[];
+      redactedAt: string | null;
+      lost: string[];
+    }) => ({
+      version: { id: v.id, subjectId: v.subjectId, statements: v.statements },
+      redactedAt: v.redactedAt,
+      lost: v.lost ?? [],
+    }),
+  );
+}
+
+interface RedactionRow {
+  id: string;
+  markdown: string;
+  statements: Statement[];
+  cited: string[];
+  prev: string | null;
+}
+
+function payloadOf(redacted: RedactedVersion[], citing: CitingRow[]): RedactionRow[] {
+  const prev = new Map(citing.map((c) => [c.version.id, c.redactedAt]));
+  return redacted.map((r) => ({
+    id: r.id,
+    markdown: r.markdown,
+    statements: r.statements,
+    cited: r.citedItemIds,
+    prev: prev.get(r.id) ?? null,
+  }));
+}
+
+/** Rewrites the versions, each only if nobody redacted it since we read it (redacted_at unchanged). */
+function applyRedactions(db: Db, payload: RedactionRow[], at: Date) {
+  return db.execute(sql`
+    update memory_versions v set
+      markdown = r.markdown, statements = r.statements, redacted_at = ${at.toISOString()}::timestamptz,
+      cited_item_ids = array(select e::uuid from jsonb_array_elements_text(r.cited) with ordinality t(e, n) order by n)
+    from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb) as r(id uuid, markdown text, statements jsonb, cited jsonb, prev text)
+    where v.id = r.id and v.redacted_at is not distinct from r.prev::timestamptz
+    returning v.id`);
+}
+
+/** The memories row carries the current markdown: keep it equal to its (redacted) version's. */
+function syncCurrentMarkdown(db: Db, payload: RedactionRow[], at: Date) {
+  return db.execute(sql`
+    update memories m set markdown = v.markdown, updated_at = ${at.toISOString()}::timestamptz
+    from memory_versions v
+    where v.id = m.current_version_id
+      and v.id in (select (x->>'id')::uuid from jsonb_array_elements(${JSON.stringify(payload)}::jsonb) x)`);
+}
+
+function missedIds(payload: RedactionRow[], updatedRows: Record<string, unknown>[]): string[] {
+  const updated = new Set(updatedRows.map((r) => String(r.id)));
+  return payload.map((p) => p.id).filter((id) => !updated.has(id));
+}
+
+/**
+ * Versions another redaction rewrote between our read and our batch: re-check them against the state now
+ * (our write has landed), a bounded number of times.
+ */
+async function repairMissed(db: Db, versionIds: string[], at: Date): Promise<void> {
+  let pending = versionIds;
+  for (let attempt = 0; attempt < REDACTION_ATTEMPTS && pending.length > 0; attempt++) {
+    const citing = await readCiting(db, sql`v.id = any(${uuidArray(pending)})`, lostAfter({}));
+    const redacted = citing.map((c) => redactVersion(c.version, new Set(c.lost)));
+    const payload = payloadOf(redacted, citing);
+    const [updated] = await db.batch([
+      applyRedactions(db, payload, at),
+      syncCurrentMarkdown(db, payload, at),
+    ]);
+    pending = missedIds(payload, updated.rows);
+  }
+  if (pending.length > 0) {
+    throw new Error(`redaction of ${pending.length} memory version(s) kept conflicting; retry the change`);
+  }
+}
