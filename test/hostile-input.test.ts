@@ -12,8 +12,12 @@ import { createDb } from "../src/db/client";
 import { items, memories } from "../src/db/schema";
 import { newUserId, tokenFor } from "./support/auth";
 import { call, type ItemPayload, ingest, item, json, warmUpWorker } from "./support/items";
+import { registerMembers } from "./support/workspaces";
 
-beforeAll(warmUpWorker);
+beforeAll(async () => {
+  await warmUpWorker();
+  await registerMembers("someone");
+});
 const db = createDb(parseConfig(env));
 
 const NUL = "a\u0000b";
@@ -229,6 +233,7 @@ describe("sharing fan-out", () => {
     const batch = Array.from({ length: 500 }, (_, i) =>
       item({ externalId: `fan-${i}`, sharedWith: [`${prefix}-${2 * i}`, `${prefix}-${2 * i + 1}`] }),
     );
+    await registerMembers(...batch.flatMap((i) => i.sharedWith ?? []));
     const outcomes = await ingest(user, batch);
     expect(outcomes.every((o) => o.status === "created")).toBe(true);
     const [marked] = await db

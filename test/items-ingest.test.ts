@@ -7,6 +7,7 @@ import { memories } from "../src/db/schema";
 import { readJsonBody } from "../src/http/read-body";
 import { newUserId } from "./support/auth";
 import { call, type ItemPayload, ingest, item, json, type Outcome, warmUpWorker } from "./support/items";
+import { registerMembers } from "./support/workspaces";
 
 beforeAll(warmUpWorker);
 
@@ -86,6 +87,7 @@ describe("POST /items", () => {
   it("marks the owner and everyone the items are shared with as having new material", async () => {
     const owner = newUserId();
     const colleague = newUserId("colleague");
+    await registerMembers(colleague);
     const db = createDb(parseConfig(env));
     await ingest(owner, [item({ externalId: "a", sharedWith: [colleague] })]);
     const rows = await db

@@ -48,6 +48,7 @@ describe("ItemStore.upsert", () => {
   it("names the owner and the old and new sharers of changed items as affected, and nobody when unchanged", async () => {
     const owner = newUserId("owner");
     const [x, y, z] = [newUserId("x"), newUserId("y"), newUserId("z")];
+    await registerMembers(x, y, z);
     const first = await store.upsert(owner, [input("a", { sharedWith: [x, owner] }), input("b")]);
     expect(first.affectedSubjects.sort()).toEqual([owner, x].sort());
     const second = await store.upsert(owner, [

@@ -14,6 +14,7 @@ import {
   services,
   statement,
 } from "./support/memory-agent";
+import { registerMembers } from "./support/workspaces";
 
 const used: string[] = [];
 afterEach(async () => {
@@ -23,6 +24,7 @@ afterEach(async () => {
 async function user() {
   const userId = newUserId();
   used.push(userId);
+  await registerMembers(userId);
   await installAgent(userId, new FakeGenerator());
   return userId;
 }

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newUserId } from "./support/auth";
 import { call, ingest, item, json, warmUpWorker } from "./support/items";
+import { registerMembers } from "./support/workspaces";
 
 beforeAll(warmUpWorker);
 
@@ -42,6 +43,7 @@ describe("GET /memory for a subject who can see no item", () => {
   it("counts items shared with the subject: then a first memory is asked for", async () => {
     const owner = newUserId();
     const sharee = newUserId("sharee");
+    await registerMembers(sharee);
     await ingest(owner, [item({ externalId: "shared", sharedWith: [sharee] })]);
     const res = await call(sharee, "GET", "/memory");
     expect(res.status).toBe(202);

@@ -72,9 +72,7 @@ export async function upsertItems(
   const narrowed = toWrite.flatMap((p) => {
     const before = existing.get(keyOf(p.row.source, p.row.externalId));
     const after = p.row.sharedWith ?? [];
-    return before?.sharedWith.some((key) => !after.includes(key))
-      ? [{ id: before.id, keys: after }]
-      : [];
+    return before?.sharedWith.some((key) => !after.includes(key)) ? [{ id: before.id, keys: after }] : [];
   });
   const written = new Map<string, { id: string; inserted: boolean }>();
   if (toWrite.length > 0) {

@@ -9,8 +9,10 @@ import { health } from "./routes/health";
 import { ingestAddressRoutes } from "./routes/ingest-address";
 import { itemsRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
-import { memoryRoutes } from "./routes/memory";
+import { membersRoutes } from "./routes/members";
+import { memoryRoutes, ownMemory } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
+import { teamsRoutes } from "./routes/teams";
 import { wellKnownRoutes } from "./routes/well-known";
 
 export function createApp() {
@@ -30,7 +32,9 @@ export function createApp() {
 
   app.route("/health", health);
   app.route("/items", itemsRoutes);
-  app.route("/memory", memoryRoutes);
+  app.route("/memory", ownMemory.route("/", memoryRoutes));
+  app.route("/members", membersRoutes);
+  app.route("/teams", teamsRoutes);
   app.route("/me/ingest-address", ingestAddressRoutes);
   app.route("/me", meRoutes);
   app.route("/mcp", mcpRoutes);

@@ -20,5 +20,7 @@ export interface AppEnv {
     requestId: string;
     services: Services;
     caller: Caller;
+    /** Whose memory a memory route reads: the caller's key, or a team's (after the membership check). */
+    subject: string;
   };
 }

@@ -44,7 +44,7 @@ export async function eraseSubject(deps: DeletionDeps, subjectId: string): Promi
 }
 
 export async function afterRemoval(
-  deps: DeletionDeps,
+  deps: Pick<DeletionDeps, "memoryEvents">,
   result: Removal,
   erased: string | null,
 ): Promise<void> {

@@ -1,5 +1,10 @@
-/** The caller's memory: GET /memory (one indexed query, never through the Durable Object), history, refresh. */
-import { Hono } from "hono";
+/**
+ * A subject's memory: GET / (one indexed query, never through the Durable Object), history, refresh.
+ * Mounted twice: at /memory for the caller's own memory, and at /teams/:team/memory for a team's (the
+ * teams routes resolve the subject after checking membership). Handlers read the subject key from the
+ * context, set by the middleware in front of them.
+ */
+import { type Context, Hono } from "hono";
 import { AppError, notFound } from "../../domain/errors";
 import { isUuid } from "../../domain/memory";
 import { readMemory } from "../../memory/memory-read";
@@ -10,8 +15,15 @@ import type { AppEnv } from "../context";
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
+/** The subject whose memory the request reads: the caller's own. */
+export const ownMemory = new Hono<AppEnv>().use(authenticate()).use(async (c, next) => {
+  c.set("subject", c.get("caller").key);
+  await next();
+});
+
+const subjectOf = (c: Context<AppEnv>) => c.get("subject");
+
 export const memoryRoutes = new Hono<AppEnv>()
-  .use(authenticate())
 
   .get("/", requireScope("memory:read"), async (c) => {
     const wait = parseWait(c.req.query("wait"));
@@ -19,7 +31,7 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const decision = await readMemory(c.get("services"), c.get("caller").key, { waitMs: wait * 1000 });
+    const decision = await readMemory(c.get("services"), subjectOf(c), { waitMs: wait * 1000 });
     switch (decision.kind) {
       case "ready": {
         c.header("ETag", decision.etag);
@@ -40,7 +52,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/runs", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryReader.runs(c.get("caller").key, {
+    const page = await c.get("services").memoryReader.runs(subjectOf(c), {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -48,7 +60,7 @@ export const memoryRoutes = new Hono<AppEnv>()
   })
 
   .get("/versions", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryReader.versions(c.get("caller").key, {
+    const page = await c.get("services").memoryReader.versions(subjectOf(c), {
       limit: parseLimit(c.req.query("limit")),
       cursor: c.req.query("cursor"),
     });
@@ -57,13 +69,13 @@ export const memoryRoutes = new Hono<AppEnv>()
 
   .get("/versions/:id", requireScope("memory:read"), async (c) => {
     const id = c.req.param("id");
-    const version = isUuid(id) ? await c.get("services").memoryReader.version(c.get("caller").key, id) : null;
+    const version = isUuid(id) ? await c.get("services").memoryReader.version(subjectOf(c), id) : null;
     if (!version) throw notFound("Memory version");
     return c.json(version);
   })
 
   .post("/refresh", requireScope("memory:read"), async (c) => {
-    const answer = await c.get("services").memoryAgents.forceRefresh(c.get("caller").key);
+    const answer = await c.get("services").memoryAgents.forceRefresh(subjectOf(c));
     switch (answer.status) {
       case "refused": {
         const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
