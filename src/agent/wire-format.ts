@@ -70,3 +70,13 @@ export const SECTIONS = [
   "Decisions",
   "Preferences and working style",
 ] as const;
+
+/** The standard sections of a team's memory. */
+export const TEAM_SECTIONS = [
+  "Mission and scope",
+  "Current projects and owners",
+  "Decisions",
+  "Commitments and deadlines",
+  "Key people and partners",
+  "How the team works",
+] as const;
