@@ -23,7 +23,13 @@ describe("parseConfig", () => {
   it("parses a minimal configuration with the documented defaults", () => {
     const config = parseConfig(valid);
     expect(config.databaseUrl).toBe(valid.DATABASE_URL);
-    expect(config.auth).toEqual({ kind: "hs256", secret: SECRET, issuer: undefined, audience: undefined });
+    expect(config.auth).toEqual({
+      kind: "hs256",
+      secret: SECRET,
+      issuer: undefined,
+      audience: undefined,
+      workspaceClaim: "org_id",
+    });
     expect(config.memory.ttlMs).toBe(24 * 3600_000);
     expect(config.llm.generator).toBeUndefined();
     expect(config.neonLocalEndpoint).toBeUndefined();
@@ -68,7 +74,9 @@ describe("parseConfig", () => {
       jwksUrl: jwks.AUTH_JWKS_URL,
       issuer: "https://id.example",
       audience: "api",
+      workspaceClaim: "org_id",
     });
+    expect(parseConfig({ ...valid, AUTH_WORKSPACE_CLAIM: "tenant" }).auth.workspaceClaim).toBe("tenant");
   });
 
   it("names numeric settings that are out of range or not numbers", () => {

@@ -10,6 +10,7 @@ import {
 import { ITEM_KINDS } from "../src/domain/items";
 import { newUserId } from "./support/auth";
 import { call, ingest } from "./support/items";
+import { registerMembers } from "./support/workspaces";
 
 const NOW = new Date("2026-03-10T12:00:00.000Z");
 const DAY_MS = 86_400_000;
@@ -262,6 +263,7 @@ describe("the demo workspace through POST /items and GET /items", () => {
       string
     >;
     const mapped = demoWorkspace(NOW, { userIds });
+    await registerMembers(...Object.values(userIds));
     for (const user of mapped.users) {
       const items = mapped.itemsByOwner[user.key];
       const outcomes = await ingest(user.id, items);

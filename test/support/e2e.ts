@@ -12,6 +12,7 @@ import { FakeClock } from "./fakes/fake-clock";
 import { call, json } from "./items";
 import { fetchSettled, ingestSettled, overrideAgentOf, runAlarm, services, testDb } from "./memory-agent";
 import { contentWords, wordForms } from "./node/fake-llm/text";
+import { registerMembers } from "./workspaces";
 
 export const MINUTE = 60_000;
 
@@ -90,6 +91,7 @@ export async function demoSubject(
   const clock = new FakeClock(new Date(now.getTime() + 365 * 24 * 60 * MINUTE));
   const userId = userIds[key];
   await setAgentClock(userId, clock);
+  await registerMembers(...Object.values(userIds));
   for (const owner of options.owners ?? DEMO_USER_IDS) {
     const items = [...workspace.itemsByOwner[owner], ...(options.extra?.[owner] ?? [])];
     for (let i = 0; i < items.length; i += 100) await ingestSettled(userIds[owner], items.slice(i, i + 100));
