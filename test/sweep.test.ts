@@ -14,6 +14,7 @@ import { FAN_OUT_LIMITS } from "../src/cron/cron-sweep-handler";
 import { consumeSweepBatch } from "../src/cron/sweep-consumer";
 import { createSweepCursorStore } from "../src/db/sweep-cursor";
 import type { MemoryAgent } from "../src/do/memory-agent";
+import { DEFAULT_WORKSPACE, teamKey } from "../src/domain/workspaces";
 import type { Env } from "../src/env";
 import worker from "../src/index";
 import type { MemoryAgents } from "../src/memory/memory-agents-port";
@@ -31,6 +32,7 @@ import {
   statement,
   testDb,
 } from "./support/memory-agent";
+import { registerMembers } from "./support/workspaces";
 
 const YEAR_HOURS = 365 * 24;
 const DAY = 24 * 3600_000;
@@ -125,6 +127,39 @@ describe("the daily sweep", () => {
     expect(report.checked).toBeGreaterThanOrEqual(4);
     expect(report.skipped).toBeGreaterThanOrEqual(2);
     expect(report.dispatched).toBeGreaterThanOrEqual(2);
+  });
+
+  it("covers team subjects: a team whose shared items changed is handed to its own agent", async () => {
+    const owner = newUserId("owner");
+    const teamId = `sweep-${crypto.randomUUID().slice(0, 8)}`;
+    const team = teamKey(DEFAULT_WORKSPACE, teamId);
+    await registerMembers(owner);
+    await services().workspaces.putTeam(
+      DEFAULT_WORKSPACE,
+      teamId,
+      { name: "Sweep", members: [owner] },
+      new Date(),
+    );
+    const [shared] = await ingestSettled(owner, [item({ externalId: "t", sharedWith: [`team:${teamId}`] })]);
+    // The ingest marked the team (and its member) as having new material.
+    const marked = await testDb().execute(
+      sql`select subject_id from memories where subject_id in (${team}, ${owner}) and material_changed_at is not null`,
+    );
+    expect(marked.rows.map((r) => r.subject_id).sort()).toEqual([owner, team].sort());
+    await agentStub(team).forget(0);
+    await seedMemory(team, [statement("Projects", "Runs the sweep", shared!)], {
+      generatedAt: yearsAgo(2),
+      materialChangedAt: yearsAgo(1),
+    });
+
+    const ctx = createExecutionContext();
+    await worker.scheduled(
+      createScheduledController({ scheduledTime: Date.now(), cron: "0 3 * * *" }),
+      sweepEnv(),
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(await agentStub(team).status()).toMatchObject({ subjectId: team, phase: "scheduled" });
   });
 
   it("with a small dispatch budget, enqueues the rest through the real queue, whose consumer schedules their agents", async () => {

@@ -12,7 +12,7 @@ import { DEFAULT_WORKSPACE, teamKey, userKey } from "../src/domain/workspaces";
 import type { Env } from "../src/env";
 import worker from "../src/index";
 import { etagOf } from "../src/memory/read-model";
-import { newUserId, READ_WRITE, tokenFor } from "./support/auth";
+import { READ_WRITE, tokenFor } from "./support/auth";
 import { item, warmUpWorker } from "./support/items";
 import {
   agentStub,

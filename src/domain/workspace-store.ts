@@ -3,7 +3,9 @@ import type { Member, Team } from "./workspaces";
 
 /** What a change of access did: whose material changed, whose memory versions were redacted. */
 export interface AccessLoss {
+  /** Subjects whose view of the workspace changed (their material changed). */
   visibleTo: string[];
+  /** Subjects whose memory versions were redacted. */
   redactedSubjects: string[];
 }
 

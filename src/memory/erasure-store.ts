@@ -1,5 +1,6 @@
 /** The erasure port: deletions that reach derived memory, in one atomic write each (Postgres in db/pg-erasure-store.ts). */
 import type { Statement } from "../domain/memory";
+import type { AccessLoss } from "../domain/workspace-store";
 
 /** A version rewritten by redaction. */
 export interface RedactedVersion {
@@ -10,12 +11,8 @@ export interface RedactedVersion {
   citedItemIds: string[];
 }
 
-export interface Removal {
-  /** Subjects who could see a removed item (their material changed). */
-  visibleTo: string[];
-  /** Subjects whose memory versions were redacted. */
-  redactedSubjects: string[];
-}
+/** Who could see what was removed (their material changed), and whose memory versions were redacted. */
+export type Removal = AccessLoss;
 
 /** What DELETE /items/:id did for the caller. */
 export type ItemRemoval =
