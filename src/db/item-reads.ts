@@ -3,6 +3,7 @@ import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql
 import type { ActivityDigest, Item, ItemKind, ItemLink } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import type { Db } from "./client";
+import { localName } from "../domain/workspaces";
 import { itemColumns, toDate, toItem, toSummary, visibleTo } from "./item-rows";
 import { itemLinks, items } from "./schema";
 
@@ -85,7 +86,7 @@ export async function topPeople(
                     union all select id, unnest(participants) from visible)
     select min(person) as person, count(distinct id) as items
     from people
-    where btrim(person) <> '' and lower(btrim(person)) <> lower(${viewerId})
+    where btrim(person) <> '' and lower(btrim(person)) <> lower(${localName(viewerId)})
     group by lower(btrim(person))
     order by count(distinct id) desc, lower(btrim(person))
     limit ${Math.max(1, Math.min(options.limit, 100))}`);
