@@ -345,6 +345,16 @@ describe("the access-loss invariant", () => {
     expect((await send(s.sharee, "GET", "/memory")).status).toBe(403);
   });
 
+  it("a run finishing after the loss cannot write a version citing what the subject no longer sees", async () => {
+    const s = await scene("direct");
+    await ingestAs(s.owner, [item({ externalId: "secret", title: "Merger terms", sharedWith: [] })]);
+    await expect(
+      seedMemory(s.subject, [statement("Work", "Knows the merger terms", s.itemId)], {
+        generatedAt: new Date(),
+      }),
+    ).rejects.toThrow(/cited item/);
+  });
+
   it("owner erased (DELETE /me)", async () => {
     const s = await scene("direct");
     expect((await send(s.owner, "DELETE", "/me")).status).toBe(204);

@@ -2,8 +2,8 @@
 import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { ActivityDigest, Item, ItemKind, ItemLink } from "../domain/items";
 import { isUuid } from "../domain/memory";
-import type { Db } from "./client";
 import { localName } from "../domain/workspaces";
+import type { Db } from "./client";
 import { itemColumns, toDate, toItem, toSummary, visibleTo } from "./item-rows";
 import { itemLinks, items } from "./schema";
 

@@ -3,6 +3,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import type { RunStats } from "../domain/generation";
 import type { AcceptResult, RunEnd, RunLedger } from "../memory/run-ledger";
 import type { Db } from "./client";
+import { principalsOf } from "./item-rows";
 import { memories, memoryRuns } from "./schema";
 import { uuidArray } from "./sql-values";
 
@@ -69,14 +70,17 @@ export function createPgRunLedger(db: Db): RunLedger {
       const cited = uuidArray(memory.citedItemIds);
       const at = finishedAt.toISOString();
       const [inserted] = await db.batch([
-        // Refused (no row) if a cited item was deleted meanwhile: deleted content never comes back.
+        // Refused (no row) if a cited item was deleted meanwhile, or the subject lost access to it (the
+        // access rule, as every read applies it): content a subject may no longer see never comes back.
         db.execute(sql`
           insert into memory_versions
             (id, subject_id, markdown, statements, cited_item_ids, generator_model, judge_model, verdict, run_id, created_at)
           select ${versionId}::uuid, ${run.subjectId}, ${memory.markdown}, ${JSON.stringify(memory.statements)}::jsonb,
                  ${cited}, ${memory.generatorModel}, ${memory.judgeModel}, ${JSON.stringify(memory.verdict)}::jsonb,
                  ${run.id}::uuid, ${at}::timestamptz
-          where (select count(*) from items where id = any(${cited})) = cardinality(${cited})
+          where (select count(*) from items i where i.id = any(${cited})
+                   and (i.owner_id = ${run.subjectId} or i.shared_with && ${principalsOf(sql`${run.subjectId}::text`)}))
+                = cardinality(${cited})
           returning id`),
         db.execute(sql`
           update memories set current_version_id = ${versionId}::uuid, markdown = ${memory.markdown},
