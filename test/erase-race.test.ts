@@ -6,6 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_WORKSPACE, teamKey } from "../src/domain/workspaces";
 import type { RunLedger } from "../src/memory/run-ledger";
 import { newUserId } from "./support/auth";
 import { runsOf } from "./support/e2e";
@@ -19,10 +20,12 @@ import {
   installAgent,
   overrideAgentOf,
   runAlarm,
+  services,
   statement,
   testDb,
   untilGenerating,
 } from "./support/memory-agent";
+import { registerMembers } from "./support/workspaces";
 
 const used: string[] = [];
 afterEach(async () => {
@@ -220,5 +223,48 @@ describe("a run whose final write is refused", () => {
       ["failed", "run_interrupted", 1],
       ["succeeded", null, 2],
     ]);
+  });
+});
+
+describe("a team deleted while its memory is being generated", () => {
+  it("aborts the team's run: its rows go with the team, no LLM call follows, and a team of the same id starts from nothing", async () => {
+    const generator = new FakeGenerator({ kind: "block" }, { kind: "accept", statements: [] });
+    const member = newUserId("member");
+    const admin = newUserId("admin");
+    const teamId = `race-${crypto.randomUUID().slice(0, 8)}`;
+    const team = teamKey(DEFAULT_WORKSPACE, teamId);
+    used.push(team, member);
+    await registerMembers(member);
+    await services().workspaces.putTeam(
+      DEFAULT_WORKSPACE,
+      teamId,
+      { name: "Race", members: [member] },
+      new Date(),
+    );
+    await installAgent(team, generator);
+    await ingestSettled(member, [
+      item({ externalId: "t", body: "Ships the ledger", sharedWith: [`team:${teamId}`] }),
+    ]);
+    expect((await fetchSettled(member, "POST", `/teams/${teamId}/memory/refresh`)).status).toBe(202);
+    const alarm = runAlarm(team);
+    await untilGenerating(team, generator);
+    expect(await rowsOf(team)).toMatchObject({ runs: 1 });
+
+    const ADMIN = ["memory:read", "items:write", "admin"];
+    expect((await fetchSettled(admin, "DELETE", `/teams/${teamId}`, {}, ADMIN)).status).toBe(204);
+    await alarm;
+
+    expect(generator.abortedRuns).toEqual([generator.requests[0]!.runId]);
+    expect(generator.requests).toHaveLength(1);
+    expect(await rowsOf(team)).toEqual(NOTHING);
+    // A new team with the same id does not inherit anything.
+    await services().workspaces.putTeam(
+      DEFAULT_WORKSPACE,
+      teamId,
+      { name: "Race", members: [member] },
+      new Date(),
+    );
+    const res = await fetchSettled(member, "GET", `/teams/${teamId}/memory`);
+    expect(await res.json()).toMatchObject({ empty: true, version: null });
   });
 });
