@@ -1,4 +1,5 @@
 /** The memory's model: statements with citations, versions, runs. */
+import { MAX_USER_ID_LENGTH, MAX_WORKSPACE_ID_LENGTH } from "./workspaces";
 
 export interface Statement {
   section: string;
@@ -22,8 +23,11 @@ export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 export const RUN_STATUSES = ["queued", "running", "succeeded", "rejected", "failed"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** The person whose memory it is is the "subject" in every layer; their id is a JWT `sub` of at most this many characters. */
-export const MAX_SUBJECT_ID_LENGTH = 255;
+/**
+ * Whose memory it is (a user or a team) is the "subject" in every layer, addressed by its key
+ * (domain/workspaces.ts): a workspace id, a separator and a user id at most.
+ */
+export const MAX_SUBJECT_ID_LENGTH = MAX_WORKSPACE_ID_LENGTH + 1 + MAX_USER_ID_LENGTH;
 
 export const isSubjectId = (value: unknown): value is string =>
   typeof value === "string" && value.length > 0 && value.length <= MAX_SUBJECT_ID_LENGTH;
