@@ -80,9 +80,9 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
     });
 
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["memory://me"]);
-    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
-      "item://{id}",
-    ]);
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(
+      ["item://{id}", "memory://team/{team}"],
+    );
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["with-memory"]);
   });
 
@@ -203,6 +203,21 @@ describe("get_memory and refresh_memory states", () => {
     expect(result.structuredContent).toMatchObject({ status: "generating", retryAfter: 5 });
     expect(textOf(result)).toBe("The memory is being generated; retry in 5 s.");
     expect((await agentStub(me).status()).phase).toBe("scheduled");
+  });
+
+  it("answers empty, not an error, while the user can see no item, and schedules no run", async () => {
+    const me = await user();
+    const client = await clientFor("v1", me);
+    const result = await client.callTool("get_memory", { format: "json" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      status: "empty",
+      version: null,
+      statements: [],
+      citations: [],
+    });
+    expect(textOf(result)).toMatch(/^There is nothing to remember yet/);
+    expect((await agentStub(me).status()).phase).toBe("idle");
   });
 
   it("answers unavailable with the reason when the last runs failed", async () => {

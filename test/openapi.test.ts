@@ -1,13 +1,15 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { z } from "zod";
+import { z } from "zod";
+import { teamKey } from "../src/domain/workspaces";
 import { createApp } from "../src/http/app";
 import * as res from "../src/http/response-schemas";
-import { bearer, newUserId } from "./support/auth";
+import { bearer, newUserId, READ_WRITE } from "./support/auth";
 import { item, warmUpWorker } from "./support/items";
 import { settledWorkerFetch } from "./support/mcp-clients";
-import { clearAlarm, installAgent } from "./support/memory-agent";
+import { clearAlarm, FakeGenerator, installAgent } from "./support/memory-agent";
 import { validateOpenApi } from "./support/openapi";
+import { registerMembers } from "./support/workspaces";
 
 beforeAll(warmUpWorker);
 
@@ -38,8 +40,14 @@ function documentedRoutes(doc: Document): string[] {
 }
 
 /** Calls the worker as `userId` and waits for what it deferred (pokes to the user's agent). */
-async function call(userId: string, method: string, path: string, body?: unknown): Promise<Response> {
-  const headers = { ...(await bearer(userId)), "content-type": "application/json" };
+async function call(
+  userId: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  scopes: readonly string[] = READ_WRITE,
+): Promise<Response> {
+  const headers = { ...(await bearer(userId, scopes)), "content-type": "application/json" };
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
   return settledWorkerFetch(new Request(`http://local${path}`, init));
 }
@@ -73,6 +81,12 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/items"]!.post!.security).toEqual([{ bearer: ["items:write"] }]);
     expect(doc.paths["/memory"]!.get!.security).toEqual([{ bearer: ["memory:read"] }]);
     expect(doc.paths["/health"]!.get!.security).toEqual([]);
+    expect(doc.paths["/members"]!.get!.security).toEqual([{ bearer: ["admin"] }]);
+    expect(doc.paths["/members/{user}"]!.delete!.security).toEqual([{ bearer: ["admin"] }]);
+    expect(doc.paths["/teams/{team}"]!.put!.security).toEqual([{ bearer: ["admin"] }]);
+    expect(doc.paths["/teams"]!.get!.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths["/teams/{team}/memory"]!.get!.security).toEqual([{ bearer: ["memory:read"] }]);
+    expect(Object.keys(doc.paths["/teams/{team}/memory/refresh"]!.post!.responses)).toContain("404");
     expect(doc.paths["/items/{id}"]!.get!.responses["404"]).toEqual({
       description: "No such item visible to the caller",
       content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
@@ -98,6 +112,54 @@ describe("GET /openapi.json", () => {
   });
 });
 
+describe("the workspace routes are documented as they behave", () => {
+  interface Operation {
+    requestBody: { content: { "application/json": { schema: TeamBody } } };
+    responses: Record<string, { description: string }>;
+  }
+  interface TeamBody {
+    required: string[];
+    properties: { name: { maxLength: number }; members: { maxItems: number } };
+  }
+  const operation = async (path: string, method: string) =>
+    ((await served()) as unknown as { paths: Record<string, Record<string, Operation>> }).paths[path]![
+      method
+    ]!;
+
+  it("PUT /teams/{team}: the documented bounds are the route's (one past each is a 422)", async () => {
+    const put = await operation("/teams/{team}", "put");
+    const schema = put.requestBody.content["application/json"].schema;
+    expect(schema.required.sort()).toEqual(["members", "name"]);
+    const admin = newUserId("admin");
+    const team = `t-${crypto.randomUUID()}`;
+    const tooLong = "n".repeat(schema.properties.name.maxLength + 1);
+    const tooMany = Array.from({ length: schema.properties.members.maxItems + 1 }, (_, i) => `u${i}`);
+    for (const body of [
+      { name: tooLong, members: [] },
+      { name: "ok", members: tooMany },
+    ]) {
+      const refused = await call(admin, "PUT", `/teams/${team}`, body, ["admin"]);
+      expect(refused.status).toBe(422);
+    }
+    const longest = "n".repeat(schema.properties.name.maxLength);
+    const accepted = await call(admin, "PUT", `/teams/${team}`, { name: longest, members: [] }, ["admin"]);
+    expect(accepted.status).toBe(201);
+    expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(["200", "201", "422", "403"]));
+  });
+
+  it("documents sharedWith's team targets, the 422 for unknown ones, and a sharee's leave", async () => {
+    const post = await operation("/items", "post");
+    const body = post.requestBody.content["application/json"].schema as unknown as {
+      properties: { items: { items: { properties: { sharedWith: { description: string } } } } };
+    };
+    expect(body.properties.items.items.properties.sharedWith.description).toContain("team:payments");
+    expect(post.responses["422"]!.description).toMatch(/sharedWith target/);
+    const del = await operation("/items/{id}", "delete");
+    expect(del.responses["204"]!.description).toMatch(/left/);
+    expect(del.responses["403"]!.description).toMatch(/only through a team/);
+  });
+});
+
 describe("responses match their documented schemas", () => {
   it("for items, the memory states, health and errors", async () => {
     const me = newUserId("openapi");
@@ -118,6 +180,48 @@ describe("responses match their documented schemas", () => {
       expect(refused.error.code).toBe("validation_failed");
     } finally {
       await clearAlarm(me);
+    }
+  });
+
+  it("for members, teams and a team's memory", async () => {
+    const admin = newUserId("admin");
+    const [member, added] = [newUserId("member"), newUserId("added")];
+    await registerMembers(member);
+    const team = `t-${crypto.randomUUID()}`;
+    await installAgent(teamKey("default", team), new FakeGenerator());
+    try {
+      const asAdmin = (method: string, path: string, body?: unknown) =>
+        call(admin, method, path, body, ["admin"]);
+      const first = await asAdmin("PUT", `/members/${added}`);
+      expect(first.status).toBe(201);
+      expect((await parsed(res.memberResponse, first)).userId).toBe(added);
+      expect((await asAdmin("PUT", `/members/${added}`)).status).toBe(200);
+      const listed = await parsed(res.membersResponse, await asAdmin("GET", "/members"));
+      expect(listed.members.map((m) => m.userId)).toEqual(expect.arrayContaining([admin, member, added]));
+      expect((await asAdmin("DELETE", `/members/${added}`)).status).toBe(204);
+
+      const created = await asAdmin("PUT", `/teams/${team}`, { name: "Payments", members: [member] });
+      expect(created.status).toBe(201);
+      expect(await parsed(res.teamResponse, created)).toMatchObject({ id: team, members: [member] });
+      const unknown = await asAdmin("PUT", `/teams/${team}`, { name: "Payments", members: [added] });
+      expect((await parsed(res.errorBody, unknown)).error.code).toBe("validation_failed");
+      await parsed(res.teamsResponse, await asAdmin("GET", "/teams"));
+      await parsed(res.teamsResponse, await call(member, "GET", "/teams"));
+      await parsed(res.teamResponse, await call(member, "GET", `/teams/${team}`));
+
+      const memory = await call(member, "GET", `/teams/${team}/memory`);
+      expect(memory.status).toBe(200);
+      await parsed(z.union([res.memoryResponse, res.emptyMemoryResponse]), memory);
+      await parsed(res.runsResponse, await call(member, "GET", `/teams/${team}/memory/runs`));
+      await parsed(res.versionsResponse, await call(member, "GET", `/teams/${team}/memory/versions`));
+      const refresh = await call(member, "POST", `/teams/${team}/memory/refresh`);
+      expect(refresh.status).toBe(202);
+      await parsed(res.refreshResponse, refresh);
+      const outsider = await call(admin, "GET", `/teams/${team}/memory`, undefined, ["admin"]);
+      expect((await parsed(res.errorBody, outsider)).error.code).toBe("not_found");
+      expect((await asAdmin("DELETE", `/teams/${team}`)).status).toBe(204);
+    } finally {
+      await clearAlarm(teamKey("default", team));
     }
   });
 });

@@ -6,7 +6,14 @@
  */
 import { z } from "zod";
 import { ITEM_KINDS } from "../domain/items";
+import {
+  MAX_TEAM_ID_LENGTH,
+  MAX_TEAM_MEMBERS,
+  MAX_TEAM_NAME_LENGTH,
+  MAX_USER_ID_LENGTH,
+} from "../domain/workspaces";
 import { MAX_WAIT_SECONDS } from "../memory/read-model";
+import type { Scope } from "./context";
 import { itemInputSchema, MAX_ITEMS_PER_REQUEST, searchSchema } from "./item-schemas";
 import * as res from "./response-schemas";
 
@@ -37,22 +44,66 @@ const query = (name: string, schema: z.ZodType, description: string, required = 
   description,
   schema: schemaOf(schema, "input"),
 });
-const pathId = (description: string) => ({
-  name: "id",
+const pathParam = (name: string, description: string, schema: Schema = { type: "string" }) => ({
+  name,
   in: "path",
   required: true,
   description,
-  schema: { type: "string" },
+  schema,
 });
-const secured = (scope: string, operation: Operation): Operation => ({
-  security: [{ bearer: [scope] }],
-  ...operation,
-  responses: {
-    ...(operation.responses as Record<string, unknown>),
-    "401": error("Missing, invalid or expired token (WWW-Authenticate: Bearer)"),
-    "403": error(`The token lacks the ${scope} scope`),
-    "503": error("The database is not answering (Retry-After)"),
-  },
+const pathId = (description: string) => pathParam("id", description);
+const teamParam = pathParam(
+  "team",
+  `Team id: 1-${MAX_TEAM_ID_LENGTH} letters, digits, '.', '_' or '-', starting with a letter or digit`,
+  { type: "string", minLength: 1, maxLength: MAX_TEAM_ID_LENGTH },
+);
+const userParam = pathParam("user", "User id (a token's sub) in the caller's workspace", {
+  type: "string",
+  minLength: 1,
+  maxLength: MAX_USER_ID_LENGTH,
+});
+
+const REMOVED = "the token's user was removed from the workspace (until an admin adds them back)";
+
+/**
+ * A route behind the bearer token: `scope` is the one it requires (admin implies every scope), null for
+ * any valid token. Every such route refuses a removed member with 403; an operation may describe a 403
+ * of its own, which then says both.
+ */
+const secured = (scope: Scope | null, operation: Operation): Operation => {
+  const { "403": forbidden, ...responses } = operation.responses as Record<string, unknown>;
+  return {
+    security: [{ bearer: scope === null ? [] : [scope] }],
+    ...operation,
+    responses: {
+      ...responses,
+      "401": error("Missing, invalid or expired token (WWW-Authenticate: Bearer)"),
+      "403":
+        forbidden ??
+        error(scope === null ? `Forbidden: ${REMOVED}` : `The token lacks the ${scope} scope, or ${REMOVED}`),
+      "503": error("The database is not answering (Retry-After)"),
+    },
+  };
+};
+
+/**
+ * PUT /teams/:team's body, as routes/teams.ts validates it (that schema is not exported; the OpenAPI test
+ * checks the bounds against the route's answers).
+ */
+const teamRequest = z.object({
+  name: z.string().min(1).max(MAX_TEAM_NAME_LENGTH).describe("Display name"),
+  members: z
+    .array(z.string().min(1).max(MAX_USER_ID_LENGTH))
+    .max(MAX_TEAM_MEMBERS)
+    .describe("User ids of active members of the workspace; the team's whole membership"),
+});
+
+/** POST /items's item, with what sharedWith may name. */
+const itemRequest = itemInputSchema.extend({
+  sharedWith: itemInputSchema.shape.sharedWith.describe(
+    "Members (`ada`) or teams (`team:payments`) of the caller's workspace who may see the item; a target " +
+      "the workspace does not know makes the request 422 and nothing is written",
+  ),
 });
 
 /** Query parameters that are parsed by hand in routes/memory.ts (no request schema there yet). */
@@ -112,10 +163,7 @@ function paths(): Record<string, Record<string, Operation>> {
           required: true,
           content: {
             "application/json": {
-              schema: schemaOf(
-                z.object({ items: z.array(itemInputSchema).max(MAX_ITEMS_PER_REQUEST) }),
-                "input",
-              ),
+              schema: schemaOf(z.object({ items: z.array(itemRequest).max(MAX_ITEMS_PER_REQUEST) }), "input"),
             },
           },
         },
@@ -123,12 +171,16 @@ function paths(): Record<string, Record<string, Operation>> {
           "200": json(res.ingestResponse, "Each item's id and whether it was created, updated or unchanged"),
           "400": error("The body is not { items: [...] } JSON"),
           "413": error("Too many items or too many bytes"),
-          "422": error("Invalid items; details.items lists { index, path, message }"),
+          "415": error("The body is not JSON"),
+          "422": error(
+            "Invalid items, or a sharedWith target that is not a member or team of the caller's workspace " +
+              "(nothing is written); details.items lists { index, path, message }",
+          ),
         },
       }),
       get: secured("memory:read", {
         operationId: "searchItems",
-        summary: "Search what the caller may see (owned or shared with them)",
+        summary: "Search what the caller may see (owned, shared with them, or shared with a team of theirs)",
         parameters: [
           query("q", s.q, "Full-text query; ranked when present, newest first otherwise"),
           {
@@ -161,74 +213,103 @@ function paths(): Record<string, Record<string, Operation>> {
       }),
       delete: secured("items:write", {
         operationId: "deleteItem",
-        summary: "Delete an owned item; memories citing it are redacted at once",
+        summary: "Delete an owned item, or leave an item shared with the caller",
+        description:
+          "The owner deletes the item; a member it is shared with directly is removed from the share (the item " +
+          "stays for everyone else). Either way, every memory version that can no longer see the item is " +
+          "redacted at once. An item the caller sees only through a team is left by leaving the team.",
         parameters: [pathId("Item id")],
-        responses: { "204": { description: "Deleted" }, "404": error("No such item owned by the caller") },
-      }),
-    },
-    "/memory": {
-      get: secured("memory:read", {
-        operationId: "getMemory",
-        summary: "The caller's memory",
-        parameters: [
-          query(
-            "wait",
-            z.number().int().min(0).max(MAX_WAIT_SECONDS).default(0),
-            "Hold a 202 up to N seconds",
+        responses: {
+          "204": { description: "Deleted (owner) or left (direct sharee)" },
+          "403": error(
+            `The caller sees the item only through a team, the token lacks the items:write scope, or ${REMOVED}`,
           ),
-          query(
-            "format",
-            z.enum(["markdown", "json"]).default("markdown"),
-            "markdown, or statements as JSON",
+          "404": error("No such item visible to the caller"),
+        },
+      }),
+    },
+    ...memoryPaths("/memory", false),
+    "/members": {
+      get: secured("admin", {
+        operationId: "listMembers",
+        summary: "The members of the caller's workspace, removed ones included",
+        responses: { "200": json(res.membersResponse, "The members") },
+      }),
+    },
+    "/members/{user}": {
+      put: secured("admin", {
+        operationId: "addMember",
+        summary: "Add a user to the workspace, or add a removed member back",
+        parameters: [userParam],
+        responses: {
+          "200": json(res.memberResponse, "Already an active member"),
+          "201": json(res.memberResponse, "Added (or added back)"),
+          "400": error("Not a valid user id"),
+        },
+      }),
+      delete: secured("admin", {
+        operationId: "removeMember",
+        summary: "Remove a member: erases nothing of theirs, but ends their access at once",
+        description:
+          "The member leaves every team and every share of the workspace; their memory versions that cite what " +
+          "they can no longer see are redacted in the same write; their token is refused with 403 until an " +
+          "admin adds them back with PUT.",
+        parameters: [userParam],
+        responses: {
+          "204": { description: "Removed" },
+          "400": error("An admin cannot remove themselves"),
+          "404": error("No such member in the workspace"),
+        },
+      }),
+    },
+    "/teams": {
+      get: secured(null, {
+        operationId: "listTeams",
+        summary: "Teams of the caller's workspace: all of them for an admin, the caller's own otherwise",
+        responses: { "200": json(res.teamsResponse, "The teams") },
+      }),
+    },
+    "/teams/{team}": {
+      get: secured(null, {
+        operationId: "getTeam",
+        summary: "One team (admins, and the team's members)",
+        parameters: [teamParam],
+        responses: {
+          "200": json(res.teamResponse, "The team"),
+          "404": error("No such team, or the caller is neither an admin nor a member of it"),
+        },
+      }),
+      put: secured("admin", {
+        operationId: "putTeam",
+        summary: "Create a team, or replace its name and members",
+        description:
+          "Members must be active members of the workspace. Members dropped by a replacement lose what is " +
+          "shared with the team at once: their memory versions citing it are redacted in the same write.",
+        parameters: [teamParam],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: schemaOf(teamRequest, "input") } },
+        },
+        responses: {
+          "200": json(res.teamResponse, "Replaced"),
+          "201": json(res.teamResponse, "Created"),
+          "400": error("Not a valid team id, or the body is not JSON"),
+          "413": error("The body is too large"),
+          "415": error("The body is not JSON"),
+          "422": error(
+            "Invalid name or members, or a member who is not an active member of the workspace; " +
+              "details.issues lists { path, message }",
           ),
-          { name: "If-None-Match", in: "header", required: false, schema: { type: "string" } },
-        ],
-        responses: {
-          "200": { ...json(res.memoryResponse, "The memory (ETag = version)") },
-          "202": json(res.generatingResponse, "Being generated; Retry-After"),
-          "304": { description: "Not modified" },
-          "400": error("Bad wait or format"),
-          "503": error("llm_not_configured, generation_failing, or the database is down"),
         },
       }),
-    },
-    "/memory/refresh": {
-      post: secured("memory:read", {
-        operationId: "refreshMemory",
-        summary: "Ask for a run now",
-        responses: {
-          "202": json(res.refreshResponse, "Accepted"),
-          "429": error("Inside the minimum interval (Retry-After)"),
-        },
+      delete: secured("admin", {
+        operationId: "deleteTeam",
+        summary: "Delete a team: its members lose what was shared with it, and its memory is erased",
+        parameters: [teamParam],
+        responses: { "204": { description: "Deleted" }, "404": error("No such team") },
       }),
     },
-    "/memory/runs": {
-      get: secured("memory:read", {
-        operationId: "listRuns",
-        summary: "The runs ledger, newest first",
-        parameters: [query("limit", pageLimit, "Page size"), query("cursor", z.string(), "Next page")],
-        responses: { "200": json(res.runsResponse, "One page of runs"), "400": error("Bad parameter") },
-      }),
-    },
-    "/memory/versions": {
-      get: secured("memory:read", {
-        operationId: "listVersions",
-        summary: "Accepted versions, newest first",
-        parameters: [query("limit", pageLimit, "Page size"), query("cursor", z.string(), "Next page")],
-        responses: {
-          "200": json(res.versionsResponse, "One page of versions"),
-          "400": error("Bad parameter"),
-        },
-      }),
-    },
-    "/memory/versions/{id}": {
-      get: secured("memory:read", {
-        operationId: "getVersion",
-        summary: "One version with its statements, verdict and citations",
-        parameters: [pathId("Version id")],
-        responses: { "200": json(res.versionResponse, "The version"), "404": error("No such version") },
-      }),
-    },
+    ...memoryPaths("/teams/{team}/memory", true),
     "/me": {
       delete: secured("items:write", {
         operationId: "eraseMe",
@@ -257,8 +338,10 @@ function paths(): Record<string, Record<string, Operation>> {
         summary: "The MCP server (Streamable HTTP, stateless; 2026-07-28 and 2025 protocol revisions)",
         description:
           "JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory, search_items, get_item, " +
-          "remember and forget_item (items:write), refresh_memory. Resources: memory://me, item://{id}. A tool " +
-          "call the token's scopes do not allow is 403 insufficient_scope; browser Origins must be allowed.",
+          "remember and forget_item (items:write), refresh_memory; get_memory, refresh_memory and search_items " +
+          "take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
+          "memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 " +
+          "insufficient_scope; browser Origins must be allowed.",
         requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
         responses: {
           "200": {
@@ -266,6 +349,97 @@ function paths(): Record<string, Record<string, Operation>> {
             content: { "application/json": {}, "text/event-stream": {} },
           },
           "202": { description: "Notification accepted" },
+        },
+      }),
+    },
+  };
+}
+
+/**
+ * The memory routes of one subject: the caller's own at /memory, a team's at /teams/{team}/memory (the same
+ * handlers, with the team as subject once membership is checked: a non-member gets 404, admin or not).
+ */
+function memoryPaths(base: string, forTeam: boolean): Record<string, Record<string, Operation>> {
+  const whose = forTeam ? "The team's" : "The caller's";
+  const id = (name: string) => (forTeam ? name.replace(/^(get|list|refresh)/, "$1Team") : name);
+  const params = (...more: unknown[]) => (forTeam ? [teamParam, ...more] : more);
+  const notMember = forTeam ? { "404": error("No such team among the caller's teams") } : {};
+  const page = [query("limit", pageLimit, "Page size"), query("cursor", z.string(), "Next page")];
+  return {
+    [base]: {
+      get: secured("memory:read", {
+        operationId: id("getMemory"),
+        summary: `${whose} memory`,
+        parameters: params(
+          query(
+            "wait",
+            z.number().int().min(0).max(MAX_WAIT_SECONDS).default(0),
+            "Hold a 202 up to N seconds",
+          ),
+          query(
+            "format",
+            z.enum(["markdown", "json"]).default("markdown"),
+            "markdown, or statements as JSON",
+          ),
+          { name: "If-None-Match", in: "header", required: false, schema: { type: "string" } },
+        ),
+        responses: {
+          "200": json(
+            z.union([res.memoryResponse, res.emptyMemoryResponse]),
+            "The memory (ETag = version), or empty: true while there is no item to remember",
+          ),
+          "202": json(res.generatingResponse, "Being generated; Retry-After"),
+          "304": { description: "Not modified" },
+          "400": error("Bad wait or format"),
+          ...notMember,
+          "503": error("llm_not_configured, generation_failing, or the database is down"),
+        },
+      }),
+    },
+    [`${base}/refresh`]: {
+      post: secured("memory:read", {
+        operationId: id("refreshMemory"),
+        summary: `Ask for a run of ${whose.toLowerCase()} memory now`,
+        parameters: params(),
+        responses: {
+          "202": json(res.refreshResponse, "Accepted"),
+          ...notMember,
+          "429": error("Inside the minimum interval (Retry-After)"),
+        },
+      }),
+    },
+    [`${base}/runs`]: {
+      get: secured("memory:read", {
+        operationId: id("listRuns"),
+        summary: `${whose} runs ledger, newest first`,
+        parameters: params(...page),
+        responses: {
+          "200": json(res.runsResponse, "One page of runs"),
+          "400": error("Bad parameter"),
+          ...notMember,
+        },
+      }),
+    },
+    [`${base}/versions`]: {
+      get: secured("memory:read", {
+        operationId: id("listVersions"),
+        summary: `${whose} accepted memory versions, newest first`,
+        parameters: params(...page),
+        responses: {
+          "200": json(res.versionsResponse, "One page of versions"),
+          "400": error("Bad parameter"),
+          ...notMember,
+        },
+      }),
+    },
+    [`${base}/versions/{id}`]: {
+      get: secured("memory:read", {
+        operationId: id("getVersion"),
+        summary: "One version with its statements, verdict and citations",
+        parameters: params(pathId("Version id")),
+        responses: {
+          "200": json(res.versionResponse, "The version"),
+          "404": error(forTeam ? "No such version, or no such team among the caller's" : "No such version"),
         },
       }),
     },
@@ -282,7 +456,9 @@ export function openApiDocument(): Schema {
       title: "unified-memory",
       version: "0.1.0",
       description:
-        "One cited, fact-checked memory per user, served to any agent. Errors are { error: { code, message, requestId } }.",
+        "One cited, fact-checked memory per user and per team, served to any agent. Every request acts in the " +
+        "workspace of its token; nothing is visible, shareable or addressable across workspaces. Errors are " +
+        "{ error: { code, message, requestId } }.",
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ bearer: [] }],
@@ -293,7 +469,10 @@ export function openApiDocument(): Schema {
           type: "http",
           scheme: "bearer",
           bearerFormat: "JWT",
-          description: "JWT with `sub` = the user and `scope` among memory:read, items:write, admin",
+          description:
+            "JWT with `sub` = the user, `scope` among memory:read, items:write, admin (admin implies the others " +
+            "and manages the workspace's members and teams), and the workspace in the configured claim " +
+            "(AUTH_WORKSPACE_CLAIM, default org_id; absent = the default workspace)",
         },
       },
       schemas: { Error: schemaOf(res.errorBody, "output") },

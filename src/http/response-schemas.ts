@@ -77,6 +77,17 @@ export const memoryResponse = z.object({
   citations: z.array(citation),
 });
 
+/** GET /memory when the subject can see no item yet: 200, and no run is asked for. */
+export const emptyMemoryResponse = z.object({
+  memory: z.literal("").optional().describe("format=markdown"),
+  statements: z.array(z.never()).optional().describe("format=json"),
+  version: z.null(),
+  generatedAt: z.null(),
+  stale: z.literal(false),
+  empty: z.literal(true),
+  citations: z.array(z.never()),
+});
+
 export const generatingResponse = z.object({ status: z.literal("generating"), retryAfter: z.number() });
 
 export const refreshResponse = z.object({
@@ -133,3 +144,28 @@ export const ingestAddressResponse = z.object({
     .string()
     .describe("The caller's private address: mail sent or forwarded to it becomes their email item"),
 });
+
+/** A member of the caller's workspace (GET /members, PUT /members/:user). */
+export const memberResponse = z.object({
+  userId: z.string(),
+  joinedAt: dateTime,
+  removedAt: dateTime
+    .nullable()
+    .describe("Set while an admin has removed the member: their token is refused with 403"),
+});
+
+export const membersResponse = z.object({
+  workspace: z.string().describe("The workspace of the caller's token"),
+  members: z.array(memberResponse),
+});
+
+/** A team of the caller's workspace (GET/PUT /teams/:team). */
+export const teamResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  members: z.array(z.string()).describe("User ids of the members"),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});
+
+export const teamsResponse = z.object({ teams: z.array(teamResponse) });

@@ -9,6 +9,7 @@ import type { Item, ItemKind, ItemLink, SearchHit } from "../domain/items";
 import { searchSchema } from "../http/item-schemas";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
+import { subjectOf, teamArgument } from "./subject";
 import { asAppError, guarded, jsonSafe, toolError, toolSuccess } from "./tool-result";
 
 const shape = searchSchema.shape;
@@ -22,6 +23,7 @@ const searchInput = z.object({
   people: shape.people.optional().describe("Only items whose author or participants match these names"),
   limit: shape.limit.describe("How many results (1-100, default 20)"),
   cursor: shape.cursor.describe("nextCursor of the previous page"),
+  team: teamArgument,
 });
 
 const summary = z.looseObject({
@@ -60,18 +62,19 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       description:
         "Searches everything the user can see (emails, messages, tasks, docs, calls, events, files, pull " +
         "requests, contacts, notes) when the memory does not answer a question or you need the source of a " +
-        "statement. Returns ranked results with a snippet; read one in full with get_item.",
+        "statement. Returns ranked results with a snippet; read one in full with get_item. With team: only the " +
+        "items shared with that team (what its memory is made of), never a member's private items.",
       inputSchema: searchInput,
       outputSchema: searchOutput,
       annotations: readOnly,
       scopeChallenge: canRead,
     },
-    (input) =>
+    ({ team, ...input }) =>
       guarded(async () => {
         if (input.since && input.until && input.since >= input.until) {
           throw new AppError("bad_request", '"since" must be before "until"');
         }
-        const page = await deps.items.search(caller.key, {
+        const page = await deps.items.search(await subjectOf(context, team), {
           ...input,
           q: input.query,
           kinds: (input.kinds ?? []) as ItemKind[],
