@@ -16,6 +16,7 @@ import { MAX_WAIT_SECONDS } from "../memory/read-model";
 import type { Scope } from "./context";
 import { itemInputSchema, MAX_ITEMS_PER_REQUEST, searchSchema } from "./item-schemas";
 import * as res from "./response-schemas";
+import { teamBodySchema } from "./team-schemas";
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -85,18 +86,6 @@ const secured = (scope: Scope | null, operation: Operation): Operation => {
     },
   };
 };
-
-/**
- * PUT /teams/:team's body, as routes/teams.ts validates it (that schema is not exported; the OpenAPI test
- * checks the bounds against the route's answers).
- */
-const teamRequest = z.object({
-  name: z.string().min(1).max(MAX_TEAM_NAME_LENGTH).describe("Display name"),
-  members: z
-    .array(z.string().min(1).max(MAX_USER_ID_LENGTH))
-    .max(MAX_TEAM_MEMBERS)
-    .describe("User ids of active members of the workspace; the team's whole membership"),
-});
 
 /** POST /items's item, with what sharedWith may name. */
 const itemRequest = itemInputSchema.extend({
@@ -288,7 +277,7 @@ function paths(): Record<string, Record<string, Operation>> {
         parameters: [teamParam],
         requestBody: {
           required: true,
-          content: { "application/json": { schema: schemaOf(teamRequest, "input") } },
+          content: { "application/json": { schema: schemaOf(teamBodySchema, "input") } },
         },
         responses: {
           "200": json(res.teamResponse, "Replaced"),

@@ -4,7 +4,6 @@
  * /memory, with the team as subject). Anyone else gets 404, as for a team that does not exist.
  */
 import { type Context, Hono } from "hono";
-import { z } from "zod";
 import { AppError, notFound } from "../../domain/errors";
 import {
   isTeamId,
@@ -17,20 +16,10 @@ import { deleteTeam, putTeam } from "../../memory/workspace-changes";
 import { authenticate, hasScope, requireScope } from "../auth";
 import type { AppEnv } from "../context";
 import { readJsonBody } from "../read-body";
-import { textProblem } from "../safe-text";
+import { teamBodySchema } from "../team-schemas";
 import { memoryRoutes } from "./memory";
 
 const MAX_TEAM_BODY_BYTES = 256 * 1024;
-
-const teamBodySchema = z.object({
-  name: z
-    .string()
-    .trim()
-    .min(1, "must not be empty")
-    .max(MAX_TEAM_NAME_LENGTH)
-    .refine((v) => textProblem(v) === null, "must be valid text"),
-  members: z.array(z.string().min(1).max(255)).max(MAX_TEAM_MEMBERS),
-});
 
 const teamJson = (t: Team) => ({
   id: t.id,

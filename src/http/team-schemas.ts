@@ -1,0 +1,18 @@
+/** PUT /teams/:team's body: validated by routes/teams.ts and documented by openapi.ts from this one schema. */
+import { z } from "zod";
+import { MAX_TEAM_MEMBERS, MAX_TEAM_NAME_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
+import { textProblem } from "./safe-text";
+
+export const teamBodySchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(MAX_TEAM_NAME_LENGTH)
+    .refine((v) => textProblem(v) === null, "must be valid text")
+    .describe("Display name"),
+  members: z
+    .array(z.string().min(1).max(MAX_USER_ID_LENGTH))
+    .max(MAX_TEAM_MEMBERS)
+    .describe("User ids of active members of the workspace; the team's whole membership"),
+});
