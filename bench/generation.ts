@@ -7,7 +7,7 @@
  */
 import { DEMO_USER_IDS, demoRefreshBatch, demoWorkspace } from "../fixtures/demo-workspace";
 import { signDevToken } from "../scripts/lib/token";
-import { postItems } from "../scripts/load-demo";
+import { postItems, registerMembers } from "../scripts/load-demo";
 import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, backend, startBenchStack } from "./lib/bench-stack";
 
@@ -36,6 +36,8 @@ const auth = { authorization: `Bearer ${signDevToken(BENCH_SECRET, SUBJECT)}` };
 try {
   const now = new Date();
   const ws = demoWorkspace(now);
+  // Items are shared among the demo users: they must be members of the workspace first.
+  await registerMembers({ url: stack.url, secret: BENCH_SECRET, userIds: DEMO_USER_IDS });
   for (const key of DEMO_USER_IDS) {
     await postItems({ url: stack.url, secret: BENCH_SECRET, userId: key, items: ws.itemsByOwner[key] });
   }

@@ -7,7 +7,7 @@
  */
 import { type ApiItem, DEMO_USER_IDS, demoExpectedFacts, demoWorkspace } from "../fixtures/demo-workspace";
 import { signDevToken } from "../scripts/lib/token";
-import { postItems } from "../scripts/load-demo";
+import { postItems, registerMembers } from "../scripts/load-demo";
 import { BENCH_SECRET, backend, startBenchStack } from "./lib/bench-stack";
 import { runLoad } from "./lib/load";
 import { summarize } from "./lib/stats";
@@ -24,6 +24,8 @@ try {
   for (let t = 0; t < TENANTS; t++) {
     const userIds = Object.fromEntries(DEMO_USER_IDS.map((k) => [k, `${k}-t${t}`]));
     const ws = demoWorkspace(now, { userIds });
+    // The users share with each other: they must be members of the workspace first.
+    await registerMembers({ url: stack.url, secret: BENCH_SECRET, userIds: Object.values(userIds) });
     for (const key of DEMO_USER_IDS) {
       const batch = ws.itemsByOwner[key];
       await postItems({ url: stack.url, secret: BENCH_SECRET, userId: userIds[key] as string, items: batch });

@@ -4,9 +4,9 @@
  * An unknown route (routing and error mapping, no database), GET /health (one `select 1`), GET /memory
  * (auth + the one indexed read query) and GET /items/:id of a missing id (auth + one query).
  */
-import { demoWorkspace } from "../fixtures/demo-workspace";
+import { DEMO_USER_IDS, demoWorkspace } from "../fixtures/demo-workspace";
 import { signDevToken } from "../scripts/lib/token";
-import { postItems } from "../scripts/load-demo";
+import { postItems, registerMembers } from "../scripts/load-demo";
 import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, backend, startBenchStack } from "./lib/bench-stack";
 import { runLoad } from "./lib/load";
@@ -18,6 +18,8 @@ const fake = await startFakeLlm();
 const stack = await startBenchStack("read-path", workerVarsFor(fake));
 const auth = { authorization: `Bearer ${signDevToken(BENCH_SECRET, "ada")}` };
 try {
+  // Ada's items are shared with other demo users: they must be members of the workspace first.
+  await registerMembers({ url: stack.url, secret: BENCH_SECRET, userIds: DEMO_USER_IDS });
   await postItems({
     url: stack.url,
     secret: BENCH_SECRET,

@@ -22,7 +22,7 @@ import { scoreSubject } from "./lib/score";
 import { llmAnswerer } from "./llm-answerer";
 import { startRecordingProxy } from "./recording-proxy";
 import { ServiceClient } from "./service-client";
-import { demoEvalWorkspace, folderEvalWorkspace, workspaceItems } from "./workspace";
+import { demoEvalWorkspace, folderEvalWorkspace, workspaceItems, workspaceMembers } from "./workspace";
 
 const FAKE = { generator: "anthropic:fake-generator", judge: "openai:fake-judge" };
 
@@ -79,6 +79,9 @@ try {
     MAX_RUN_ATTEMPTS: "1",
   });
   const service = new ServiceClient(stack.url, BENCH_SECRET, fake ? 60_000 : 15 * 60_000);
+  const members = workspaceMembers(workspace);
+  await service.registerMembers(members);
+  log(`registered ${members.length} members`);
   for (const [owner, items] of Object.entries(workspace.items)) await service.ingest(owner, items);
   log(`ingested ${Object.values(workspace.items).flat().length} items`);
 

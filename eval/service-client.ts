@@ -4,7 +4,7 @@
  */
 import type { ApiItem } from "../fixtures/demo-workspace";
 import { signDevToken } from "../scripts/lib/token";
-import { postItems } from "../scripts/load-demo";
+import { postItems, registerMembers } from "../scripts/load-demo";
 import type { CitedItem, ObservedStatement, RunCost } from "./lib/observation";
 
 interface ServedRun {
@@ -31,6 +31,11 @@ export class ServiceClient {
     /** How long one run may take before the eval gives up on it. */
     private readonly runTimeoutMs: number,
   ) {}
+
+  /** Makes the users members of the (default) workspace, as an admin would: sharing names only members. */
+  async registerMembers(userIds: string[]): Promise<void> {
+    await registerMembers({ url: this.url, secret: this.secret, userIds });
+  }
 
   async ingest(userId: string, items: ApiItem[]): Promise<void> {
     for (let i = 0; i < items.length; i += 400) {

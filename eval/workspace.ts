@@ -46,6 +46,24 @@ export function folderEvalWorkspace(folder: string): EvalWorkspace {
   return { dataset, items, refresh: readOwners(join(folder, "refresh")) };
 }
 
+/**
+ * The users to register as workspace members before ingesting: every owner, and every user an item is
+ * shared with (sharing names only known members). `team:` targets are not users; a folder workspace that
+ * shares with teams is not supported by the eval yet (the ingest would answer 422).
+ */
+export function workspaceMembers(ws: EvalWorkspace): string[] {
+  const users = new Set<string>();
+  for (const byOwner of [ws.items, ws.refresh]) {
+    for (const [owner, items] of Object.entries(byOwner)) {
+      users.add(owner);
+      for (const item of items) {
+        for (const target of item.sharedWith ?? []) if (!target.startsWith("team:")) users.add(target);
+      }
+    }
+  }
+  return [...users].sort();
+}
+
 /** Every item of both phases with its owner and sharing, for the privacy fingerprints. */
 export function workspaceItems(ws: EvalWorkspace): WorkspaceItem[] {
   return [ws.items, ws.refresh].flatMap((byOwner) =>

@@ -3,14 +3,14 @@
  * the embedded PGlite with data under .data/pglite), the Neon stand-in, migrations, and `wrangler dev`
  * (offline) on 127.0.0.1:$PORT (8787). LLM keys, models and base URLs come from .dev.vars, which this
  * never writes. --fake-llm starts the fake LLM (reference policies) and points the worker at it;
- * --demo loads the demo workspace once the service is up.
+ * --demo loads the demo workspace (members, two teams, their items) once the service is up.
  * Ctrl-C stops everything it started; the next start reuses the data.
  */
 import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { ROOT, readDevVars } from "./lib/dev-secret";
 import { type Stack, startStack } from "./lib/stack";
 import { signDevToken } from "./lib/token";
-import { formatSummaries, loadDemo } from "./load-demo";
+import { demoHint, formatSummaries, loadDemo } from "./load-demo";
 
 const port = Number(process.env.PORT ?? 8787);
 /** Where the embedded database and the Durable Objects' state live (git-ignored). */
@@ -40,8 +40,9 @@ async function main() {
   printHelp(stack);
   if (flags.has("--demo")) {
     console.log(
-      `[dev] demo workspace loaded:\n${formatSummaries(await loadDemo({ url: stack.url, secret: stack.secret }))}`,
+      `[dev] demo workspace loaded (5 members, teams platform and payments):\n${formatSummaries(await loadDemo({ url: stack.url, secret: stack.secret }))}`,
     );
+    console.log(`[dev] ${demoHint(stack.url)}`);
   }
   await stop(await stack.exited);
 }
@@ -49,7 +50,7 @@ async function main() {
 function printHelp({ url, secret }: Stack) {
   console.log(`
 [dev] unified-memory is running at ${url}
-[dev] a token for user "ada" (all scopes; another: npm run -s token -- <userId> [scopes]):
+[dev] a token for user "ada" (all scopes; another: npm run -s token -- <userId> [scopes] [--workspace <id>]):
 ${signDevToken(secret, "ada")}
 
   TOKEN=$(npm run -s token -- ada)

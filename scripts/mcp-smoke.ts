@@ -12,7 +12,7 @@ import { signDevToken } from "./lib/token";
 
 const url = new URL(process.env.MCP_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}/mcp`);
 const userId = process.env.MCP_SMOKE_USER ?? `mcp-smoke-${Date.now()}`;
-const token = signDevToken(devSecret(), userId, ["memory:read", "items:write"], 3600);
+const token = signDevToken(devSecret(), userId, ["memory:read", "items:write"], { ttlSeconds: 3600 });
 const requestInit = { headers: { authorization: `Bearer ${token}` } };
 
 interface Result {

@@ -1,15 +1,39 @@
-/** npm run -s token -- <userId> [scopes...]: prints a dev JWT (all scopes by default) on stdout. */
+/**
+ * npm run -s token -- <userId> [scopes...] [--workspace <id>]: prints a dev JWT (all scopes by default) on
+ * stdout. With --workspace, the token acts in that workspace: the id goes in the claim the service reads
+ * (AUTH_WORKSPACE_CLAIM from the environment or .dev.vars, default `org_id`); without it, the token has no
+ * such claim and acts in the default workspace.
+ */
+import { parseArgs } from "node:util";
+import { isUserId, isWorkspaceId } from "../src/domain/workspaces";
 import { devSecret } from "./lib/dev-secret";
 import { ALL_SCOPES, signDevToken } from "./lib/token";
 
-const [userId, ...scopes] = process.argv.slice(2);
-if (!userId) {
-  console.error("usage: npm run -s token -- <userId> [memory:read items:write admin]");
+const USAGE = "usage: npm run -s token -- <userId> [memory:read items:write admin] [--workspace <id>]";
+
+function fail(message: string): never {
+  console.error(message);
   process.exit(2);
 }
+
+const parsed = (() => {
+  try {
+    return parseArgs({ options: { workspace: { type: "string", short: "w" } }, allowPositionals: true });
+  } catch (err) {
+    return fail(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  }
+})();
+const [userId, ...scopes] = parsed.positionals;
+const { workspace } = parsed.values;
+if (!userId) fail(USAGE);
+if (!isUserId(userId)) fail(`not a usable user id: ${JSON.stringify(userId)}`);
 const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
-if (unknown.length > 0) {
-  console.error(`unknown scope(s): ${unknown.join(", ")}; known: ${ALL_SCOPES.join(" ")}`);
-  process.exit(2);
+if (unknown.length > 0) fail(`unknown scope(s): ${unknown.join(", ")}; known: ${ALL_SCOPES.join(" ")}`);
+if (workspace !== undefined && !isWorkspaceId(workspace)) {
+  fail(
+    `not a usable workspace id: ${JSON.stringify(workspace)} (letters, digits and . _ : @ -, starting with a letter or digit, at most 128)`,
+  );
 }
-process.stdout.write(`${signDevToken(devSecret(), userId, scopes.length > 0 ? scopes : ALL_SCOPES)}\n`);
+process.stdout.write(
+  `${signDevToken(devSecret(), userId, scopes.length > 0 ? scopes : ALL_SCOPES, { workspace })}\n`,
+);

@@ -1,15 +1,22 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   type ApiItem,
+  DEMO_TEAM_IDS,
   DEMO_USER_IDS,
+  type DemoTeamId,
   type DemoUserId,
   demoExpectedFacts,
   demoRefreshBatch,
+  demoTeams,
   demoWorkspace,
 } from "../fixtures/demo-workspace";
 import { ITEM_KINDS } from "../src/domain/items";
+import { teamKey } from "../src/domain/workspaces";
 import { newUserId } from "./support/auth";
-import { call, ingest } from "./support/items";
+import { type MemoryJson, MINUTE, setAgentClock } from "./support/e2e";
+import { FakeClock } from "./support/fakes/fake-clock";
+import { call, ingest, json } from "./support/items";
+import { clearAlarm, fetchSettled, ingestSettled, runAlarm } from "./support/memory-agent";
 import { registerMembers } from "./support/workspaces";
 
 const NOW = new Date("2026-03-10T12:00:00.000Z");
@@ -17,6 +24,7 @@ const DAY_MS = 86_400_000;
 const MENTION = /@\[([^:\]]+):([^\]]+)\]/g;
 
 const workspace = demoWorkspace(NOW);
+const teams = demoTeams(NOW);
 const all = DEMO_USER_IDS.flatMap((owner) => workspace.itemsByOwner[owner].map((item) => ({ owner, item })));
 const keyOf = (source: string, externalId: string) => `${source}\u0000${externalId}`;
 
@@ -24,13 +32,22 @@ function keysOf(items: ApiItem[]): Set<string> {
   return new Set(items.map((i) => keyOf(i.source, i.externalId)));
 }
 
-/** What `user` may see: their own items and the items others shared with them. */
-function visibleTo(user: DemoUserId, extra: Partial<Record<DemoUserId, ApiItem[]>> = {}): ApiItem[] {
-  return DEMO_USER_IDS.flatMap((owner) =>
+/** What `user` may see: their own items and the items others shared with them (or with their teams). */
+function visibleTo(
+  user: DemoUserId,
+  extra: Partial<Record<DemoUserId, ApiItem[]>> = {},
+  withTeams = false,
+): ApiItem[] {
+  const personal = DEMO_USER_IDS.flatMap((owner) =>
     [...workspace.itemsByOwner[owner], ...(extra[owner] ?? [])].filter(
       (item) => owner === user || item.sharedWith?.includes(user),
     ),
   );
+  if (!withTeams) return personal;
+  const teamItems = teams
+    .filter((team) => team.memberKeys.includes(user))
+    .flatMap((team) => Object.values(team.itemsByOwner).flat());
+  return [...personal, ...teamItems];
 }
 
 /** Lower-cased searchable text, as the generated tsvector sees it (title, author, body). */
@@ -295,5 +312,161 @@ describe("the demo workspace through POST /items and GET /items", () => {
     const refresh = demoRefreshBatch(NOW, "ada", { userIds });
     const refreshed = await ingest(userIds.ada, refresh);
     expect(refreshed.map((o) => o.status)).toEqual(refresh.map(() => "created"));
+  });
+});
+
+describe("the demo teams", () => {
+  const items = (team: (typeof teams)[number]) =>
+    Object.entries(team.itemsByOwner).flatMap(([owner, list]) =>
+      (list ?? []).map((item) => ({ owner: owner as DemoUserId, item })),
+    );
+
+  it("are Platform (Ada, Ben, Dev) and the Payments squad (Ada, Ben, Chloe), with Eli in neither", () => {
+    expect(teams.map((t) => [t.id, t.name, t.members])).toEqual([
+      ["platform", "Platform", ["ada", "ben", "dev"]],
+      ["payments", "Payments squad", ["ada", "ben", "chloe"]],
+    ]);
+    expect(teams.map((t) => t.key)).toEqual([...DEMO_TEAM_IDS]);
+    expect(teams.some((t) => t.members.includes("eli"))).toBe(false);
+  });
+
+  it("share a handful of items each, from at least two members, with the team and nobody else", () => {
+    for (const team of teams) {
+      const shared = items(team);
+      expect(shared.length, team.id).toBeGreaterThanOrEqual(4);
+      expect(new Set(shared.map((s) => s.owner)).size, team.id).toBeGreaterThanOrEqual(2);
+      expect(new Set(shared.map((s) => s.item.kind)).size, team.id).toBeGreaterThanOrEqual(4);
+      for (const { owner, item } of shared) {
+        expect(team.memberKeys, `${team.id}: ${item.externalId}`).toContain(owner);
+        expect(item.sharedWith, `${team.id}: ${item.externalId}`).toEqual([`team:${team.id}`]);
+      }
+    }
+  });
+
+  it("are valid API items in the demo's time span that never replace an owner's personal item", () => {
+    const seen = new Map<DemoUserId, Set<string>>(
+      DEMO_USER_IDS.map((owner) => [owner, keysOf(workspace.itemsByOwner[owner])]),
+    );
+    for (const team of teams) {
+      for (const { owner, item } of items(team)) {
+        const where = `${team.id} ${owner} ${item.source}:${item.externalId}`;
+        const key = keyOf(item.source, item.externalId);
+        expect(seen.get(owner)!.has(key), where).toBe(false);
+        seen.get(owner)!.add(key);
+        expect(ITEM_KINDS, where).toContain(item.kind);
+        expect(item.body.trim().length, where).toBeGreaterThan(0);
+        expect(new Date(item.occurredAt).toISOString(), where).toBe(item.occurredAt);
+        expect(Date.parse(item.occurredAt), where).toBeLessThanOrEqual(NOW.getTime());
+        expect(Date.parse(item.occurredAt), where).toBeGreaterThan(NOW.getTime() - 61 * DAY_MS);
+      }
+      for (const [owner, list] of Object.entries(team.itemsByOwner)) {
+        expect(unresolvedTargets(list!, keysOf(list!)), `${team.id} ${owner}`).toEqual([]);
+      }
+    }
+    expect(teams.some((t) => items(t).some(({ item }) => (item.links ?? []).length > 0))).toBe(true);
+  });
+
+  it("are the same for the same anchor, and map user and team ids when asked to", () => {
+    expect(demoTeams(new Date(NOW))).toEqual(teams);
+    const mapped = demoTeams(NOW, {
+      userIds: { ada: "ada-x", ben: "ben-x", chloe: "chloe-x", dev: "dev-x" },
+      teamIds: { payments: "pay-x" },
+    });
+    expect(mapped.map((t) => [t.key, t.id, t.members])).toEqual([
+      ["platform", "platform", ["ada-x", "ben-x", "dev-x"]],
+      ["payments", "pay-x", ["ada-x", "ben-x", "chloe-x"]],
+    ]);
+    expect(items(mapped[1]!).every(({ item }) => item.sharedWith?.join() === "team:pay-x")).toBe(true);
+  });
+
+  it("leave every personal expected search with its one match when a member also sees the team items", () => {
+    const expected = demoExpectedFacts(NOW);
+    for (const user of DEMO_USER_IDS) {
+      const visible = visibleTo(user, {}, true);
+      for (const s of expected[user].searches) {
+        const terms = s.query.split(/\s+/);
+        const matching = visible.filter((item) => terms.every((term) => occurs(term, textOf(item))));
+        expect(
+          matching.map((i) => `${i.source}:${i.externalId}`),
+          `${user}: "${s.query}"`,
+        ).toEqual([`${s.source}:${s.externalId}`]);
+      }
+    }
+  });
+});
+
+describe("the demo teams through the API, loaded as scripts/load-demo.ts loads them", () => {
+  const subjects: string[] = [];
+  afterEach(async () => {
+    for (const id of subjects.splice(0)) await clearAlarm(id);
+  });
+
+  it("refuses team items before the team exists, then serves members a team memory built only from the team's items; a non-member gets 404", {
+    timeout: 120_000,
+  }, async () => {
+    const userIds = Object.fromEntries(DEMO_USER_IDS.map((key) => [key, newUserId(key)])) as Record<
+      DemoUserId,
+      string
+    >;
+    const teamIds = Object.fromEntries(
+      DEMO_TEAM_IDS.map((key) => [key, `${key}-${crypto.randomUUID()}`]),
+    ) as Record<DemoTeamId, string>;
+    const mapped = demoWorkspace(NOW, { userIds });
+    const [platform, payments] = demoTeams(NOW, { userIds, teamIds });
+    const paymentsKey = teamKey("default", payments!.id);
+    const clock = new FakeClock(new Date(Date.now() + 365 * 24 * 60 * MINUTE));
+    await setAgentClock(paymentsKey, clock);
+    for (const id of Object.values(userIds)) await setAgentClock(id, clock);
+    subjects.push(paymentsKey, teamKey("default", platform!.id), ...Object.values(userIds));
+    const admin = { scopes: ["admin"] };
+
+    // Members first (PUT /members/:user by an admin), as the loader does.
+    for (const id of Object.values(userIds)) {
+      const res = await call(userIds.ada, "PUT", `/members/${id}`, admin);
+      expect([200, 201], id).toContain(res.status);
+    }
+    // Sharing with a team the workspace does not know yet is refused, and writes nothing.
+    const adaPayments = payments!.itemsByOwner.ada!;
+    const early = await call(userIds.ada, "POST", "/items", { body: { items: adaPayments } });
+    expect(early.status).toBe(422);
+    expect(await early.text()).toContain(`team:${payments!.id}`);
+
+    for (const team of [platform!, payments!]) {
+      const res = await call(userIds.ada, "PUT", `/teams/${team.id}`, {
+        ...admin,
+        body: { name: team.name, members: team.members },
+      });
+      expect(res.status, team.id).toBe(201);
+    }
+    // Ada's personal items too: none of them may reach the team's memory.
+    await ingestSettled(userIds.ada, mapped.itemsByOwner.ada);
+    const teamItemIds = new Set<string>();
+    for (const team of [platform!, payments!]) {
+      for (const [owner, list] of Object.entries(team.itemsByOwner)) {
+        const ids = await ingestSettled(userIds[owner as DemoUserId], list!);
+        if (team === payments) for (const id of ids) teamItemIds.add(id);
+      }
+    }
+
+    // Ben (a member) reads the Payments squad's memory: a first run, then the memory.
+    const pending = await fetchSettled(userIds.ben, "GET", `/teams/${payments!.id}/memory`);
+    expect(pending.status).toBe(202);
+    expect(await runAlarm(paymentsKey)).toBe(true);
+    const res = await call(userIds.ben, "GET", `/teams/${payments!.id}/memory?format=json`);
+    expect(res.status).toBe(200);
+    const memory = await json<MemoryJson>(res);
+    expect(memory.statements.length).toBeGreaterThanOrEqual(3);
+    const cited = memory.statements.flatMap((st) => st.citations.map((c) => c.id));
+    expect(cited.length).toBeGreaterThan(0);
+    expect(cited.filter((id) => !teamItemIds.has(id))).toEqual([]);
+
+    // Chloe is a member too; Eli and Dev are not (an admin token does not make a member).
+    expect((await call(userIds.chloe, "GET", `/teams/${payments!.id}/memory`)).status).toBe(200);
+    for (const outsider of [userIds.eli, userIds.dev]) {
+      const denied = await call(outsider, "GET", `/teams/${payments!.id}/memory`, {
+        scopes: ["memory:read", "items:write", "admin"],
+      });
+      expect(denied.status, outsider).toBe(404);
+    }
   });
 });

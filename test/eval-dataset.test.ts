@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { statesFactByKeywords } from "../eval/lib/answerer";
 import { matchesKeywords } from "../eval/lib/keywords";
+import { demoEvalWorkspace, type EvalWorkspace, workspaceMembers } from "../eval/workspace";
 import { demoEvalDataset } from "../fixtures/demo/eval-dataset";
 import { type ApiItem, DEMO_USER_IDS, demoRefreshBatch, demoWorkspace } from "../fixtures/demo-workspace";
 
@@ -75,5 +76,28 @@ describe("the demo eval dataset", () => {
           f.id,
         ).toBe(true);
     }
+  });
+});
+
+describe("the eval's workspace members", () => {
+  it("are the demo users, who are every owner and every sharee of the demo workspace", () => {
+    expect(workspaceMembers(demoEvalWorkspace(NOW))).toEqual([...DEMO_USER_IDS].sort());
+  });
+
+  it("include sharees that own nothing, but no team targets", () => {
+    const note = (sharedWith: string[]): ApiItem => ({
+      source: "notes",
+      externalId: sharedWith.join(","),
+      kind: "note",
+      body: "x",
+      occurredAt: "2026-03-01T10:00:00Z",
+      sharedWith,
+    });
+    const ws: EvalWorkspace = {
+      dataset: { name: "t", subjects: [] } as unknown as EvalWorkspace["dataset"],
+      items: { zoe: [note(["yan", "team:ops"])] },
+      refresh: { zoe: [note(["xia"])], wes: [] },
+    };
+    expect(workspaceMembers(ws)).toEqual(["wes", "xia", "yan", "zoe"]);
   });
 });
