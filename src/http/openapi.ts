@@ -6,12 +6,7 @@
  */
 import { z } from "zod";
 import { ITEM_KINDS } from "../domain/items";
-import {
-  MAX_TEAM_ID_LENGTH,
-  MAX_TEAM_MEMBERS,
-  MAX_TEAM_NAME_LENGTH,
-  MAX_USER_ID_LENGTH,
-} from "../domain/workspaces";
+import { MAX_TEAM_ID_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
 import { MAX_WAIT_SECONDS } from "../memory/read-model";
 import type { Scope } from "./context";
 import { itemInputSchema, MAX_ITEMS_PER_REQUEST, searchSchema } from "./item-schemas";

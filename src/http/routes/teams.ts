@@ -5,13 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { AppError, notFound } from "../../domain/errors";
-import {
-  isTeamId,
-  MAX_TEAM_MEMBERS,
-  MAX_TEAM_NAME_LENGTH,
-  type Team,
-  teamKey,
-} from "../../domain/workspaces";
+import { isTeamId, type Team, teamKey } from "../../domain/workspaces";
 import { deleteTeam, putTeam } from "../../memory/workspace-changes";
 import { authenticate, hasScope, requireScope } from "../auth";
 import type { AppEnv } from "../context";
