@@ -1,8 +1,8 @@
 import type { ActivityDigest, Item, ItemKind, ItemStore } from "../domain/items";
 import type { RefTable } from "./refs";
 import { TOOL_LIMITS } from "./tools";
-import { defuseTags, truncate, untrusted } from "./untrusted";
-import { TOOL_NAMES } from "./wire-format";
+import { defuseTags, truncate } from "./untrusted";
+import { TOOL_NAMES, UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "./wire-format";
 
 /**
  * Bounds on the changed items a refresh names in its prompt. `listed` caps what the prompt carries (the
@@ -78,26 +78,27 @@ const count = (byKind: Partial<Record<string, number>>) =>
 const minute = (date: Date) => `${date.toISOString().slice(0, 16)}Z`;
 
 /**
- * The changed items in the prompt, two lines each:
- *   - E4 email, new, 2025-03-01T09:30Z, Dana Whitfield: <untrusted>title</untrusted>
- *     <untrusted>start of the body</untrusted>
- * Title and body are item text, so untrusted; the author is bounded and its tags defused, as in tool results.
+ * The changed items in the prompt: a line of facts, then the title and the start of the body as one
+ * untrusted block (item text; tags defused), title on its first line:
+ *   - E4 email, updated, 2025-03-01T09:30Z, Dana Whitfield: <untrusted>Payments plan
+ *   The target date moves to 10 March.</untrusted>
+ * "new" is the default and left out. The author is bounded and its tags defused, as in tool results.
  */
 export function renderChangedItems(changes: RefreshChanges): string {
   if (changes.items.length === 0 && changes.unlisted === 0) return "";
   const lines = [
-    `Changed items, newest first (${TOOL_NAMES.readItem} gives the whole text when the start shown is cut):`,
+    `Changed items, newest first, new unless marked updated; title, then the start of the text (${TOOL_NAMES.readItem} gives all of it when cut):`,
   ];
   for (const item of changes.items) {
-    const facts = [
-      `${item.ref} ${item.kind}`,
-      item.change === "updated" && item.cited ? "updated (the previous memory cites it)" : item.change,
-      minute(item.occurredAt),
-    ];
-    const by = item.author === null ? "" : `, ${defuseTags(truncate(item.author, TOOL_LIMITS.nameChars))}`;
-    const title = untrusted(item.title ?? "(no title)", TOOL_LIMITS.titleChars);
-    lines.push(`- ${facts.join(", ")}${by}: ${title}`);
-    lines.push(`  ${untrusted(item.body, TOOL_LIMITS.snippetChars)}`);
+    const facts = [`${item.ref} ${item.kind}`];
+    if (item.change === "updated") {
+      facts.push(item.cited ? "updated (the previous memory cites it)" : "updated");
+    }
+    facts.push(minute(item.occurredAt));
+    if (item.author !== null) facts.push(defuseTags(truncate(item.author, TOOL_LIMITS.nameChars)));
+    const title = truncate((item.title ?? "(no title)").replace(/\s+/g, " "), TOOL_LIMITS.titleChars);
+    const text = `${title}\n${truncate(item.body, TOOL_LIMITS.snippetChars)}`;
+    lines.push(`- ${facts.join(", ")}: ${UNTRUSTED_OPEN}${defuseTags(text)}${UNTRUSTED_CLOSE}`);
   }
   if (changes.unlisted > 0) {
     lines.push(

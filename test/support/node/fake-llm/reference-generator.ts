@@ -244,7 +244,7 @@ type ListedCard = { ref: string; kind: string; title: string; occurredAt: string
 
 /**
  * The changed items listed in the refresh prompt's <changes_since_previous>, each as
- *   "- E4 email, new, 2025-03-01T09:30Z, Dana: <untrusted>title</untrusted>\n  <untrusted>text</untrusted>";
+ *   "- E4 email[, updated], 2025-03-01T09:30Z, Dana: <untrusted>title\ntext</untrusted>";
  * null when the prompt lists none. Not complete when it says more changed items are not listed.
  */
 function changedItems(system: string): { cards: ListedCard[]; complete: boolean } | null {
@@ -252,7 +252,7 @@ function changedItems(system: string): { cards: ListedCard[]; complete: boolean 
   if (changes === null) return null;
   const cards = [
     ...changes.matchAll(
-      /^- ([A-Z]\d+) (\w+), [^\n]*?(\d{4}-\d{2}-\d{2}T[\d:.]+Z)[^\n]*?: <untrusted>([\s\S]*?)<\/untrusted>\n {2}<untrusted>([\s\S]*?)<\/untrusted>/gm,
+      /^- ([A-Z]\d+) (\w+), [^\n]*?(\d{4}-\d{2}-\d{2}T[\d:.]+Z)[^\n]*?: <untrusted>([^\n]*)\n([\s\S]*?)<\/untrusted>/gm,
     ),
   ].map((m) => ({
     ref: m[1] ?? "",
