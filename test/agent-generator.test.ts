@@ -437,7 +437,10 @@ describe("a refresh", () => {
     expect(system).toContain("<changes_since_previous>\nSince 2025-06-01T00:00:00.000Z:");
     expect(system).toContain("New items by kind: message 1");
     expect(system).toContain("- <untrusted>standup</untrusted> (1 items)");
-    expect(system).toContain("</changes_since_previous>");
+    // The changed item by ref, with its text: the model need not search for what changed.
+    expect(system).toContain(
+      "Changed items, newest first, new unless marked updated; title, then the start of the text (read_item gives all of it when cut):\n- M1 message, 2025-06-01T12:00Z, alice@acme.test: <untrusted>Re: standup\nAlice: the payments migration moved to 10 March.</untrusted>\n</changes_since_previous>",
+    );
     expect(lastUserText(h.llm.calls[0]!)).toMatch(/^Refresh the memory/);
 
     const [recent] = toolResultsOf(h.llm.calls[1]!);
@@ -450,5 +453,107 @@ describe("a refresh", () => {
       [h.ids.plan, newMessage.id],
       [h.ids.charter, h.ids.plan],
     ]);
+    // The judge checks the changed statement; the one kept word for word, citing unchanged items, was
+    // judged when the previous memory was accepted.
+    const judged = lastUserText(h.judge.calls[0]!);
+    expect(judged).toContain(
+      '<statement index="0" section="Current projects" cites="E1 M1">Leads the payments migration; now due 10 March</statement>',
+    );
+    expect(judged).not.toContain("Manages the Payments team");
+    expect(judged).not.toContain('<item ref="D1"');
+    expect(result.verdict).toEqual({
+      accepted: true,
+      reason: `${ACCEPT.reason} (1 statements of the previous memory, unchanged and citing unchanged items, were not judged again.)`,
+      unsupported: [],
+    });
+  });
+
+  it("makes no judge call when the draft only keeps previous statements whose cited items have not changed", async () => {
+    const h = await refreshHarness();
+    h.llm.push(
+      reply.memory(
+        "## Current projects\n- Leads the payments migration [E1]\n## Role and team\n- Manages the Payments team [D1][E1]",
+      ),
+    );
+
+    const result = await h.run(h.previous);
+
+    expect(h.judge.calls).toHaveLength(0);
+    expect(result).toMatchObject({
+      outcome: "accepted",
+      verdict: { accepted: true, unsupported: [] },
+      stats: { turns: 1, toolCalls: 0 },
+    });
+    if (result.outcome !== "accepted") return;
+    expect(result.verdict.reason).toMatch(/^All 2 statements are the previous memory's/);
+    expect(result.statements).toEqual(h.previous.statements.slice(0, 2));
+  });
+
+  it("judges a kept statement again when one of its items changed since, or when its citations changed", async () => {
+    const h = await refreshHarness();
+    h.clock.set("2025-06-01T18:00:00Z");
+    await h.store.upsert(h.bob, [
+      {
+        source: "gdrive",
+        externalId: "charter",
+        kind: "doc",
+        title: "Payments team charter",
+        body: "Alice Smith is no longer the engineering manager of the Payments team.",
+        author: "bob@acme.test",
+        occurredAt: new Date("2025-04-01T12:00:00Z"),
+        sharedWith: [h.alice],
+      },
+    ]);
+    h.clock.set("2025-06-02T09:00:00Z");
+    h.llm.push(
+      reply.memory(
+        "## Current projects\n- Leads the payments migration [E1][M1]\n## Role and team\n- Manages the Payments team [D1][E1]",
+      ),
+    );
+    h.judge.push(reply.verdict(ACCEPT));
+
+    const result = await h.run(h.previous);
+
+    expect(h.llm.calls[0]!.system).toContain(
+      "- D1 doc, updated (the previous memory cites it), 2025-04-01T12:00Z, bob@acme.test: <untrusted>Payments team charter\n",
+    );
+    const judged = lastUserText(h.judge.calls[0]!);
+    expect(judged).toContain('<statement index="0" section="Current projects" cites="E1 M1">');
+    expect(judged).toContain('<statement index="1" section="Role and team" cites="D1 E1">');
+    expect(judged).toContain("Alice Smith is no longer the engineering manager");
+    expect(result).toMatchObject({ outcome: "accepted", verdict: ACCEPT });
+  });
+
+  it("maps the judge's statement numbers back to the draft's when kept statements were not sent", async () => {
+    const h = await refreshHarness();
+    h.llm.push(
+      reply.memory(
+        [
+          "## Current projects",
+          "- Leads the payments migration [E1]",
+          "- The payments migration moved to 10 March [M1]",
+          "## Role and team",
+          "- Manages the Payments team [D1][E1]",
+          "- Runs the standup with Erin [M1]",
+        ].join("\n"),
+      ),
+    );
+    h.judge.push(reply.verdict({ accepted: false, reason: "M1 does not name Erin.", unsupported: [1] }));
+
+    const result = await h.run(h.previous);
+
+    const judged = lastUserText(h.judge.calls[0]!);
+    expect(judged).toContain('<statement index="0" section="Current projects" cites="M1">');
+    expect(judged).toContain('<statement index="1" section="Role and team" cites="M1">Runs the standup');
+    expect(judged.match(/<statement /g)).toHaveLength(2);
+    // Statement 1 of the judge's two is statement 3 of the draft: that one is dropped, the rest kept.
+    expect(result.outcome).toBe("accepted");
+    if (result.outcome !== "accepted") return;
+    expect(result.statements.map((s) => s.text)).toEqual([
+      "Leads the payments migration",
+      "The payments migration moved to 10 March",
+      "Manages the Payments team",
+    ]);
+    expect(result.salvaged?.statements.map((s) => s.text)).toEqual(["Runs the standup with Erin"]);
   });
 });

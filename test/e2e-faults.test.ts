@@ -5,8 +5,10 @@
  * version.
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { demoRefreshBatch } from "../fixtures/demo-workspace";
 import { endUserIdOf } from "../src/agent/end-user";
 import {
+  backdateMemory,
   demoSubject,
   firstMemory,
   forcedRefresh,
@@ -18,7 +20,7 @@ import {
 } from "./support/e2e";
 import { type FakeFault, fakeLlm } from "./support/fake-llm-control";
 import { call, json, warmUpWorker } from "./support/items";
-import { agentStub, clearAlarm, runAlarm, services } from "./support/memory-agent";
+import { agentStub, clearAlarm, ingestSettled, runAlarm, services } from "./support/memory-agent";
 
 const llm = fakeLlm();
 const used: string[] = [];
@@ -51,12 +53,21 @@ async function secondRun(userId: string, firstVersion: string): Promise<ServedRu
   return run;
 }
 
-/** Runs a forced refresh into `fault` and checks what every failure has in common. */
+/**
+ * Runs a forced refresh into `fault` and checks what every failure has in common. `newItems`: the demo's
+ * refresh batch arrives first (and schedules an ingest run, which the forced refresh brings forward), so
+ * the refresh has new statements for the judge: one that only keeps the previous memory's statements, with
+ * their items unchanged, has nothing to judge again.
+ */
 async function failingRefresh(
   fault: FakeFault,
-  options: { role?: "generator" | "judge"; times?: number; errorCode: string },
+  options: { role?: "generator" | "judge"; times?: number; errorCode: string; newItems?: boolean },
 ) {
   const s = await subjectWithMemory();
+  if (options.newItems) {
+    await backdateMemory(s.userId, new Date());
+    await ingestSettled(s.userId, demoRefreshBatch(s.now, "ada", { userIds: s.userIds }));
+  }
   // Generator and judge requests both carry the end-user id; the role tells them apart.
   const match = s.match;
   const handle = await llm.fault(match, fault, { role: options.role, times: options.times });
@@ -65,7 +76,7 @@ async function failingRefresh(
   expect(await handle.state()).toMatchObject({ hits: options.times ?? 1, remaining: 0 });
   const run = await secondRun(s.userId, s.first.version);
   expect(run).toMatchObject({
-    trigger: "manual",
+    trigger: options.newItems ? "ingest" : "manual",
     status: "failed",
     outcome: "failed",
     errorCode: options.errorCode,
@@ -154,7 +165,7 @@ describe("LLM faults end to end", () => {
   it("records a verdict that does not parse as judge_invalid_verdict and keeps the previous memory", async () => {
     const s = await failingRefresh(
       { kind: "invalid_verdict", variant: "json" },
-      { role: "judge", errorCode: "judge_invalid_verdict" },
+      { role: "judge", errorCode: "judge_invalid_verdict", newItems: true },
     );
     expect(s.run.usage["openai:fake-judge"]?.calls).toBe(1);
   });

@@ -3,9 +3,12 @@
  * the real SDK adapters, with this test playing the agent loop over a small in-memory workspace.
  */
 import { describe, expect, it } from "vitest";
+import { renderChangedItems } from "../src/agent/changed-items";
 import { JUDGE_TOOL_DEFINITION } from "../src/agent/judge";
+import { renderDigest } from "../src/agent/prompt";
 import { RESEARCH_TOOL_DEFINITIONS } from "../src/agent/tools";
 import type { Config, ModelRef } from "../src/config/config";
+import type { ActivityDigest, ItemKind } from "../src/domain/items";
 import {
   type ContentBlock,
   INVALID_TOOL_INPUT,
@@ -251,8 +254,93 @@ describe.each<{ provider: ModelRef["provider"] }>([{ provider: "anthropic" }, { 
         },
       ]);
     });
+
+    it("on a refresh whose prompt lists the changed items, calls no search: writes from the listed text and reads only a cut item of a busy thread", async () => {
+      const subject = `user-${crypto.randomUUID()}`;
+      const kept = "- The payments migration moves all card processing to the new ledger service [E1]";
+      const budget: FixtureItem = {
+        ref: "M2",
+        kind: "message",
+        title: "Re: budget",
+        author: "Dana Whitfield",
+        occurredAt: "2025-03-08T11:00:00.000Z",
+        body: `The board approved the ledger budget for the second quarter. ${"Line items follow in the sheet. ".repeat(10)}Finance will publish the numbers on Monday.`,
+      };
+      const note: FixtureItem = {
+        ref: "N1",
+        kind: "note",
+        title: "security review",
+        author: "Dana Whitfield",
+        occurredAt: "2025-03-09T08:00:00.000Z",
+        body: "The vendor security questionnaire is complete.",
+      };
+      const system = refreshPrompt(subject, kept, [note, budget], 0);
+      expect(system).toContain("<untrusted>Re: budget\nThe board approved the ledger budget");
+      expect(system).toContain("… [truncated,");
+
+      const { turns, final } = await play(client(provider), system, [...WORKSPACE, budget, note]);
+
+      expect(turns.map((t) => t.map((c) => [c.name, c.input]))).toEqual([[["read_item", { ref: "M2" }]]]);
+      expect(statements(final)).toEqual([
+        { section: "Current projects", text: kept.slice(2, -5), refs: ["E1"] },
+        { section: "Current projects", text: "Line items follow in the sheet", refs: ["M2"] },
+        { section: "Current projects", text: "The vendor security questionnaire is complete", refs: ["N1"] },
+        {
+          section: "Decisions",
+          text: "The board approved the ledger budget for the second quarter",
+          refs: ["M2"],
+        },
+      ]);
+    });
+
+    it("on a refresh whose prompt lists only some of the changed items, lists them all with recent_activity first", async () => {
+      const subject = `user-${crypto.randomUUID()}`;
+      const kept = "- The payments migration moves all card processing to the new ledger service [E1]";
+      const note: FixtureItem = {
+        ref: "N1",
+        kind: "note",
+        title: "security review",
+        author: "Dana Whitfield",
+        occurredAt: "2025-03-09T08:00:00.000Z",
+        body: "The vendor security questionnaire is complete.",
+      };
+      const system = refreshPrompt(subject, kept, [note], 3);
+      expect(system).toContain("3 more changed items are not listed");
+
+      const { turns } = await play(client(provider), system, [...WORKSPACE, note]);
+
+      expect(turns[0]?.map((c) => [c.name, c.input])).toEqual([
+        ["recent_activity", { since: "2025-03-06T00:00:00.000Z", limit: 20 }],
+      ]);
+    });
   },
 );
+
+/** A refresh's system prompt as the agent renders it: the previous memory, the digest and the changed items. */
+function refreshPrompt(subject: string, kept: string, changed: FixtureItem[], unlisted: number): string {
+  const digest: ActivityDigest = {
+    since: new Date("2025-03-06T00:00:00.000Z"),
+    newByKind: { message: 1, note: 1 },
+    updatedByKind: {},
+    busiestThreads: [{ title: "Budget", items: 2 }],
+    topPeople: [{ person: "Dana Whitfield", items: 2 }],
+  };
+  const items = changed.map((i) => ({
+    ref: i.ref,
+    kind: i.kind as ItemKind,
+    change: "new" as const,
+    cited: false,
+    occurredAt: new Date(i.occurredAt),
+    author: i.author,
+    title: i.title,
+    body: i.body,
+  }));
+  return [
+    `You write memories.\n\nSubject: ${subject}\nNow: ${NOW}`,
+    `The previous memory, generated 2025-03-06T00:00:00.000Z.\n<previous_memory>\n## Current projects\n${kept}\n</previous_memory>`,
+    `<changes_since_previous>\n${renderDigest(digest)}\n${renderChangedItems({ digest, items, unlisted })}\n</changes_since_previous>`,
+  ].join("\n\n");
+}
 
 const JUDGE_MESSAGE = (statementsXml: string) =>
   [

@@ -87,9 +87,30 @@ describe("the reference policies driving the real generator", () => {
     expect(refresh.statements.length).toBeGreaterThan(first.statements.length);
     expect(refresh.stats.toolCalls).toBeLessThan(first.stats.toolCalls);
     expect(refresh.stats.turns).toBeLessThan(first.stats.turns);
-    expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens);
+    // The target (a refresh at most 30 % of a full run's input tokens) is measured by
+    // bench:generation on PostgreSQL (0.28); here the in-memory store's substring search finds less in the
+    // first run, so the same refresh comes to about 0.31 of it.
+    expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens / 3);
 
-    const refreshPrompts = await control.requests(await endUserIdOf(subjectId), { role: "generator" });
-    expect(refreshPrompts.at(-1)?.neutral?.system).toContain("<changes_since_previous>");
+    const endUser = await endUserIdOf(subjectId);
+    const generatorRequests = await control.requests(endUser, { role: "generator" });
+    const refreshRequests = generatorRequests.slice(-refresh.stats.usage["anthropic:fake-generator"]!.calls);
+    const system = refreshRequests[0]?.neutral?.system ?? "";
+    expect(system).toContain("<changes_since_previous>");
+    // The new items are named by ref with their text, so the refresh needs no search for them.
+    expect(system).toContain("Kestrel cut-over moves by one week");
+    for (const request of refreshRequests) {
+      const calls = request.neutral!.messages.flatMap((m) => m.content.filter((b) => b.type === "tool_call"));
+      expect(calls.map((c) => (c.type === "tool_call" ? c.name : ""))).not.toContain("recent_activity");
+      expect(calls.map((c) => (c.type === "tool_call" ? c.name : ""))).not.toContain("search_items");
+    }
+    // Its judge checks the new statements only: the kept ones were judged with the first memory.
+    const [judgeRequest] = (await control.requests(endUser, { role: "judge" })).slice(-1);
+    const judged = judgeRequest!.neutral!.messages.flatMap((m) =>
+      m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])),
+    );
+    expect(judged.join("\n").match(/<statement /g)).toHaveLength(
+      refresh.statements.length - first.statements.length,
+    );
   });
 });

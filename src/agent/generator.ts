@@ -4,9 +4,10 @@ import type { ItemStore } from "../domain/items";
 import { type LlmClient, LlmError, type LlmMessage } from "../domain/llm";
 import type { RunErrorCode, Statement, Verdict } from "../domain/memory";
 import { BudgetExhausted, type Budgets, RunAborted, RunMeter } from "./budget";
+import { prepareChanges } from "./changed-items";
 import { type CheckedStatement, checkDraft, type DraftCheck } from "./checks";
 import { endUserIdOf } from "./end-user";
-import { judgeDraft } from "./judge";
+import { type JudgedBefore, judgeDraft, statementKey } from "./judge";
 import { runAgentLoop } from "./loop";
 import { preparePrevious } from "./previous-memory";
 import { buildSystemPrompt, firstUserMessage } from "./prompt";
@@ -43,6 +44,9 @@ const REASON_CHARS = 2000;
  * round in the same conversation, then accepted or rejected. Salvage comes before revision: statements the
  * checks or the judge find at fault are dropped, and the draft goes on without them, when what is left is
  * well formed and at least the policy's share of the draft (see salvage.ts); the accepted result lists them.
+ * A refresh names the changed items by ref in its prompt (changed-items.ts), and its judge sees only the
+ * statements not judged before: those carried word for word from the previous memory, citing the same
+ * unchanged items, keep that memory's verdict (judge.ts, JudgedBefore).
  *
  * Outcomes:
  * - accepted: statements carry item ids; markdown is renderMemory(statements).
@@ -78,8 +82,14 @@ async function generate(
   const previous = request.previous
     ? await preparePrevious(deps.items, subjectId, request.previous, refs)
     : null;
-  const digest = request.previous ? await deps.items.digest(subjectId, request.previous.generatedAt) : null;
-  const context = { subjectId, now: deps.clock.now(), previous, digest, budgets: deps.budgets };
+  // After preparePrevious: the previous memory's items keep their refs in the list of changed items.
+  const changes = request.previous
+    ? await prepareChanges(deps.items, subjectId, request.previous.generatedAt, refs)
+    : null;
+  const judgedBefore: JudgedBefore | null = request.previous
+    ? { keys: new Set(request.previous.statements.map(statementKey)), at: request.previous.generatedAt }
+    : null;
+  const context = { subjectId, now: deps.clock.now(), previous, changes, budgets: deps.budgets };
   const system = buildSystemPrompt(context);
   const messages: LlmMessage[] = [
     { role: "user", content: [{ type: "text", text: firstUserMessage(context) }] },
@@ -132,6 +142,7 @@ async function generate(
     const judged = await judgeDraft(
       { judge: deps.judge, items: deps.items, subjectId, refs, meter, signal, endUserId },
       candidates,
+      judgedBefore,
     );
     if (!judged.ok) return failed("judge_invalid_verdict", judged.problem, true, meter.stats());
     const { verdict } = judged;

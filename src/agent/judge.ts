@@ -127,19 +127,76 @@ export interface JudgeDeps {
   endUserId?: string;
 }
 
-/** Fetches the cited items' text (through the store, as the subject) and asks the judge for a verdict. */
-export async function judgeDraft(deps: JudgeDeps, statements: CheckedStatement[]): Promise<VerdictParse> {
+/**
+ * The statements of the previous memory: a judge accepted each of them against the text of its cited items
+ * (a version is only ever written after the judge), so one that comes back word for word, citing the same
+ * items, none of them updated since, would be judged on the same evidence again.
+ */
+export interface JudgedBefore {
+  /** statementKey of every statement of the previous memory. */
+  keys: ReadonlySet<string>;
+  /** When the previous memory's run started: a cited item updated at or after it is looked at again. */
+  at: Date;
+}
+
+/** A statement's identity for JudgedBefore: its text and the set of items it cites. */
+export const statementKey = (s: { text: string; itemIds: string[] }): string =>
+  JSON.stringify([s.text, [...new Set(s.itemIds)].sort()]);
+
+export type JudgeOutcome = VerdictParse & {
+  /** Statements taken over unchanged from the previous memory, not sent to the judge again. */
+  carried: number;
+};
+
+/**
+ * Fetches the cited items' text (through the store, as the subject) and asks the judge for a verdict on
+ * every statement that was not judged before (see JudgedBefore); the verdict's indexes are the draft's.
+ * When every statement was judged before, no judge call is made and the draft is accepted as it stands.
+ */
+export async function judgeDraft(
+  deps: JudgeDeps,
+  statements: CheckedStatement[],
+  judgedBefore: JudgedBefore | null = null,
+): Promise<JudgeOutcome> {
   const ids = [...new Set(statements.flatMap((s) => s.itemIds))];
   const byId = new Map((await deps.items.getMany(deps.subjectId, ids)).map((item) => [item.id, item]));
-  const cited = ids.flatMap((id) => {
+  const unchanged = (s: CheckedStatement, before: JudgedBefore) =>
+    before.keys.has(statementKey(s)) &&
+    s.itemIds.every((id) => {
+      const item = byId.get(id);
+      return item !== undefined && item.updatedAt < before.at;
+    });
+  const toJudge = judgedBefore ? statements.filter((s) => !unchanged(s, judgedBefore)) : statements;
+  const carried = statements.length - toJudge.length;
+  if (toJudge.length === 0) {
+    const reason = `All ${carried} statements are the previous memory's, as its judge accepted them, and none of their cited items changed since; nothing new to check.`;
+    return { ok: true, verdict: { accepted: true, reason, unsupported: [] }, carried };
+  }
+
+  // The judge sees the statements to check numbered from 0; its indexes are mapped back to the draft's.
+  const subset = toJudge.map((s, index) => ({ ...s, index }));
+  const citedIds = [...new Set(subset.flatMap((s) => s.itemIds))];
+  const cited = citedIds.flatMap((id) => {
     const item = byId.get(id);
     return item ? [{ ref: deps.refs.refOf(id)!, item }] : [];
   });
   const response = await meteredCall(
     deps.judge,
-    buildJudgeRequest(statements, cited, deps.endUserId),
+    buildJudgeRequest(subset, cited, deps.endUserId),
     deps.meter,
     deps.signal,
   );
-  return parseVerdict(response, statements.length);
+  const parsed = parseVerdict(response, subset.length);
+  if (!parsed.ok || carried === 0) return { ...parsed, carried };
+  const { accepted, reason, unsupported } = parsed.verdict;
+  const note = ` (${carried} statements of the previous memory, unchanged and citing unchanged items, were not judged again.)`;
+  return {
+    ok: true,
+    verdict: {
+      accepted,
+      reason: `${reason}${note}`,
+      unsupported: unsupported.map((i) => toJudge[i]!.index),
+    },
+    carried,
+  };
 }

@@ -23,7 +23,9 @@
  * Previous memory (refresh): shown in the system prompt inside <previous_memory>...</previous_memory> in
  * the same bullet format, its citations already mapped to refs of THIS run (the loop registers the
  * previously cited items first), so the model can keep a statement by copying its line.
- * The digest of what changed since then is inside <changes_since_previous>...</changes_since_previous>.
+ * The digest of what changed since then is inside <changes_since_previous>...</changes_since_previous>:
+ * counts by kind, busiest threads, most active people, then the changed items by ref (refs of this run),
+ * newest first, each "- E4 email[, updated], <date>, <author>: <untrusted>title\ntext start</untrusted>".
  *
  * Judge: one user message holding the draft's statements, numbered from 0, one per line as
  *   <statement index="0" section="Current projects" cites="E12 M7">text</statement>

@@ -6,10 +6,11 @@
  *
  * First generation (4 turns): top_people + recent_activity; search_items on a few words; read_item on the
  * most relevant refs; the final answer.
- * Refresh (<previous_memory> in the system prompt; 2-3 turns): recent_activity since the previous
- * generation; read_item only on new items of the digest's busiest threads whose snippets were cut; the final
- * answer keeping every previous line and adding statements from what was read and from whole sentences of
- * the new items' snippets.
+ * Refresh (<previous_memory> in the system prompt; 1-3 turns): the changed items the prompt lists by ref
+ * (recent_activity since the previous generation only when the prompt lists none, or not all of them);
+ * read_item only on changed items of the digest's busiest threads whose text was cut; the final answer
+ * keeping every previous line and adding statements from what was read and from whole sentences of the
+ * changed items' shown text.
  */
 import { MEMORY_CLOSE, MEMORY_OPEN, SECTIONS, TOOL_NAMES } from "../../../../src/agent/wire-format";
 import type { FakeReply, FakeToolCall, NeutralRequest } from "./protocol";
@@ -74,18 +75,21 @@ export function referenceGeneratorReply(request: NeutralRequest): FakeReply {
     const reads = readCalls(knowledge, offered, READS_FIRST_RUN, () => true);
     if (reads) return reads;
   } else {
-    if (offered.has(TOOL_NAMES.recentActivity) && !called.has(TOOL_NAMES.recentActivity)) {
+    const listed = changedItems(request.system);
+    const needsList = listed === null || !listed.complete;
+    if (needsList && offered.has(TOOL_NAMES.recentActivity) && !called.has(TOOL_NAMES.recentActivity)) {
       const since = iso(refreshSince(request.system, now));
       return {
         toolCalls: [{ name: TOOL_NAMES.recentActivity, input: { since, limit: RECENT_LIMIT_REFRESH } }],
       };
     }
     const cited = new Set([...previous.matchAll(/\[([A-Z]\d+)\]/g)].map((m) => m[1]));
-    const recent = new Set(
-      knowledge.calls
+    const recent = new Set([
+      ...(listed?.cards ?? []).map((c) => c.ref),
+      ...knowledge.calls
         .filter((c) => c.name === TOOL_NAMES.recentActivity && c.result && !c.result.isError)
         .flatMap((c) => cardRefs(c.result?.content ?? "")),
-    );
+    ]);
     // Only the busiest changed threads are read in full; other new items are known by their snippets.
     const busiest = busiestThreads(request.system);
     const reads = readCalls(knowledge, offered, READS_REFRESH, (item) => {
@@ -210,11 +214,12 @@ function gather(request: NeutralRequest): Knowledge {
     info.hits++;
     if (tool === TOOL_NAMES.searchItems) info.searchHits++;
     if (typeof card.body === "string") info.body = stripUntrusted(card.body);
-    if (tool === TOOL_NAMES.recentActivity && typeof card.snippet === "string") {
+    if ((tool === TOOL_NAMES.recentActivity || tool === CHANGES) && typeof card.snippet === "string") {
       info.prefix = stripUntrusted(card.snippet);
     }
     items.set(info.ref, info);
   };
+  for (const card of changedItems(request.system)?.cards ?? []) upsert(card, CHANGES);
   for (const call of ordered) {
     if (!call.result || call.result.isError) continue;
     const value = parseJson(call.result.content);
@@ -230,6 +235,34 @@ function gather(request: NeutralRequest): Knowledge {
     }
   }
   return { items, people, calls: ordered };
+}
+
+/** Where the changed items a refresh prompt lists come from, for gather(). */
+const CHANGES = "changes_since_previous";
+
+type ListedCard = { ref: string; kind: string; title: string; occurredAt: string; snippet: string };
+
+/**
+ * The changed items listed in the refresh prompt's <changes_since_previous>, each as
+ *   "- E4 email[, updated], 2025-03-01T09:30Z, Dana: <untrusted>title\ntext</untrusted>";
+ * null when the prompt lists none. Not complete when it says more changed items are not listed.
+ */
+function changedItems(system: string): { cards: ListedCard[]; complete: boolean } | null {
+  const changes = tagged(system, "changes_since_previous");
+  if (changes === null) return null;
+  const cards = [
+    ...changes.matchAll(
+      /^- ([A-Z]\d+) (\w+), [^\n]*?(\d{4}-\d{2}-\d{2}T[\d:.]+Z)[^\n]*?: <untrusted>([^\n]*)\n([\s\S]*?)<\/untrusted>/gm,
+    ),
+  ].map((m) => ({
+    ref: m[1] ?? "",
+    kind: m[2] ?? "",
+    occurredAt: isoOrAsIs(m[3] ?? ""),
+    title: m[4] ?? "",
+    snippet: m[5] ?? "",
+  }));
+  if (cards.length === 0) return null;
+  return { cards, complete: !/more changed items are not listed/i.test(changes) };
 }
 
 function cardRefs(content: string): string[] {
@@ -343,6 +376,7 @@ function quotedIn(line: string, feedback: string): boolean {
   return feedback.includes(text);
 }
 
+const isoOrAsIs = (date: string) => (Number.isNaN(Date.parse(date)) ? date : iso(Date.parse(date)));
 const normalize = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
 const iso = (ms: number) => new Date(ms).toISOString();
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
