@@ -86,6 +86,9 @@ describe("team memory end to end", () => {
     const memory = (await res.json()) as { memory: string; version: string; citations: { id: string }[] };
     expect(memory.citations.length).toBeGreaterThan(0);
     expect(memory.memory).not.toMatch(/zanzibar/i);
+    const headings = [...memory.memory.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings.length).toBeGreaterThan(0);
+    for (const heading of headings) expect(TEAM_SECTIONS as readonly string[]).toContain(heading);
     expect(memory.citations.map((c) => c.id)).not.toContain(privateItem!.id);
     const sharedIds = new Set<string>();
     for (let page = 0, cursor = ""; page < 10; page++) {

@@ -12,7 +12,13 @@
  * keeping every previous line and adding statements from what was read and from whole sentences of the
  * changed items' shown text.
  */
-import { MEMORY_CLOSE, MEMORY_OPEN, SECTIONS, TOOL_NAMES } from "../../../../src/agent/wire-format";
+import {
+  MEMORY_CLOSE,
+  MEMORY_OPEN,
+  SECTIONS,
+  TEAM_SECTIONS,
+  TOOL_NAMES,
+} from "../../../../src/agent/wire-format";
 import type { FakeReply, FakeToolCall, NeutralRequest } from "./protocol";
 import { contentWords, isoDates, sentences, stripUntrusted, tagged } from "./text";
 
@@ -159,12 +165,27 @@ export function referenceMemoryBody(request: NeutralRequest): string {
   }
 
   const feedback = revisionFeedback(request);
+  const titleOf = asksForTeamSections(request.system) ? (t: string) => TEAM_TITLE[t] ?? t : (t: string) => t;
   return [...sections.entries()]
-    .map(([title, lines]) => [title, lines.filter((l) => !quotedIn(l, feedback))] as const)
+    .map(([title, lines]) => [titleOf(title), lines.filter((l) => !quotedIn(l, feedback))] as const)
     .filter(([, lines]) => lines.length > 0)
     .map(([title, lines]) => `## ${title}\n${lines.join("\n")}`)
     .join("\n\n");
 }
+
+/** A team's memory (the prompt lists the team sections): the person sections' facts under their team names. */
+const TEAM_TITLE: Record<string, string> = Object.fromEntries(
+  [
+    ["Role and team", "Mission and scope"],
+    ["Current projects", "Current projects and owners"],
+    ["Key people and relationships", "Key people and partners"],
+    ["Commitments and deadlines", "Commitments and deadlines"],
+    ["Decisions", "Decisions"],
+    ["Preferences and working style", "How the team works"],
+  ].filter(([from, to]) => SECTIONS.includes(from as never) && TEAM_SECTIONS.includes(to as never)),
+);
+
+const asksForTeamSections = (system: string): boolean => TEAM_SECTIONS.every((s) => system.includes(s));
 
 function readCalls(
   knowledge: Knowledge,
