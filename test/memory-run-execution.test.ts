@@ -19,6 +19,7 @@ import {
 } from "../src/memory/run-schedule";
 import { FakeClock } from "./support/fakes/fake-clock";
 import { FakeGenerator } from "./support/fakes/fake-generator";
+import { InMemoryMemoryCache } from "./support/fakes/in-memory-memory-cache";
 import { InMemoryRunLedger } from "./support/fakes/in-memory-run-ledger";
 
 const MIN = 60_000;
@@ -38,6 +39,7 @@ const say = (text: string, ...itemIds: string[]): Statement => ({ section: "Work
 function harness(generator: FakeGenerator | null) {
   const clock = new FakeClock("2025-06-02T09:00:00.000Z");
   const ledger = new InMemoryRunLedger();
+  const memoryCache = new InMemoryMemoryCache();
   ledger.items.add("i1").add("i2").add("i3");
   let state: AgentState = { ...initialState(), subjectId: SUBJECT };
   const store: AgentStateStore = {
@@ -53,6 +55,7 @@ function harness(generator: FakeGenerator | null) {
   const deps: RunExecutionDeps = {
     ledger,
     reader: ledger,
+    memoryCache,
     // What the subject can see: the ledger's known items, as search hits.
     items: {
       search: async () => ({
