@@ -8,6 +8,7 @@ import type { Team } from "../src/domain/workspaces";
 import { admitMember, fillMembership, MEMBERSHIP_TTL_SECONDS } from "../src/memory/cached-membership";
 import {
   invalidate,
+  KEY_WRITE_SPACING_MS,
   noMemoryCache,
   type ServedMemory,
   VERIFY_ATTEMPTS,
@@ -21,6 +22,12 @@ import { InMemoryMemoryCache } from "./support/fakes/in-memory-memory-cache";
 const HOUR = 3600_000;
 const TTL = 24 * HOUR;
 const clock = new FakeClock("2026-03-02T09:00:00.000Z");
+
+/** A pause that records what it was asked to wait instead of waiting. */
+function recordingPause() {
+  const waits: number[] = [];
+  return { waits, pause: async (ms: number) => void waits.push(ms) };
+}
 
 function served(markdown: string, redactedAt: Date | null = null): ServedMemory {
   return {
@@ -56,6 +63,7 @@ function rowReader(initial: CurrentMemory | null) {
 describe("the agent's write of a served memory", () => {
   it("puts back what Postgres holds after a redaction that lands between its read and its put", async () => {
     const cache = new InMemoryMemoryCache();
+    const { waits, pause } = recordingPause();
     const { state, reader } = rowReader(served("- Leads payments [1]\n- Ships Friday [2]"));
     // The redaction commits and removes the entry just before the agent's put lands.
     cache.beforePut = async () => {
@@ -63,34 +71,47 @@ describe("the agent's write of a served memory", () => {
       state.row = served("- Ships Friday [1]", clock.now());
       await invalidate(cache, { memories: ["ada"] });
     };
-    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL }, "ada")).toBe("stored");
+    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL, pause }, "ada")).toBe(
+      "stored",
+    );
     expect(cache.memories.get("ada")?.version.markdown).toBe("- Ships Friday [1]");
     expect(cache.operations).toEqual(["delete memory ada", "put memory ada", "put memory ada"]);
+    // The second write of the key waited for KV's one write a second.
+    expect(waits).toEqual([KEY_WRITE_SPACING_MS]);
   });
 
   it("removes the entry when the memory is gone by its verification (an erase in between)", async () => {
     const cache = new InMemoryMemoryCache();
+    const { waits, pause } = recordingPause();
     const { state, reader } = rowReader(served("- Leads payments [1]"));
     cache.beforePut = async () => {
       cache.beforePut = null;
       state.row = null;
       await invalidate(cache, { memories: ["ada"] });
     };
-    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL }, "ada")).toBe("removed");
+    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL, pause }, "ada")).toBe(
+      "removed",
+    );
     expect(cache.memories.has("ada")).toBe(false);
+    expect(waits).toEqual([KEY_WRITE_SPACING_MS]);
   });
 
   it("gives up and removes the entry when Postgres keeps changing under it, after a bounded number of puts", async () => {
     const cache = new InMemoryMemoryCache();
+    const { waits, pause } = recordingPause();
     let n = 0;
     const reader = { current: async () => served(`- Fact ${n++}`) };
-    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL }, "ada")).toBe("removed");
+    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL, pause }, "ada")).toBe(
+      "removed",
+    );
     expect(cache.memories.has("ada")).toBe(false);
     expect(cache.operations.filter((op) => op.startsWith("put"))).toHaveLength(VERIFY_ATTEMPTS);
+    expect(waits).toHaveLength(VERIFY_ATTEMPTS);
   });
 
   it("removes the entry and reports the failure when the verification cannot be read", async () => {
     const cache = new InMemoryMemoryCache();
+    const { waits, pause } = recordingPause();
     let reads = 0;
     const reader = {
       current: async () => {
@@ -98,14 +119,17 @@ describe("the agent's write of a served memory", () => {
         return served("- Leads payments [1]");
       },
     };
-    await expect(storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL }, "ada")).rejects.toThrow(
-      "database unavailable",
-    );
+    await expect(
+      storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL, pause }, "ada"),
+    ).rejects.toThrow("database unavailable");
     expect(cache.memories.has("ada")).toBe(false);
+    expect(cache.operations).toEqual(["put memory ada", "delete memory ada"]);
+    expect(waits).toEqual([KEY_WRITE_SPACING_MS]);
   });
 
   it("writes nothing for a subject without a current version, and nothing at all without a cache", async () => {
     const cache = new InMemoryMemoryCache();
+    const { waits, pause } = recordingPause();
     const { reader } = rowReader({
       subjectId: "ada",
       status: "generating",
@@ -113,11 +137,14 @@ describe("the agent's write of a served memory", () => {
       checkedAt: null,
       version: null,
     });
-    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL }, "ada")).toBe("removed");
-    expect(cache.operations).toEqual(["delete memory ada"]);
-    expect(await storeServedMemory({ reader, memoryCache: noMemoryCache, clock, ttlMs: TTL }, "ada")).toBe(
-      "disabled",
+    expect(await storeServedMemory({ reader, memoryCache: cache, clock, ttlMs: TTL, pause }, "ada")).toBe(
+      "removed",
     );
+    expect(cache.operations).toEqual(["delete memory ada"]);
+    expect(waits).toEqual([]);
+    expect(
+      await storeServedMemory({ reader, memoryCache: noMemoryCache, clock, ttlMs: TTL, pause }, "ada"),
+    ).toBe("disabled");
   });
 });
 
@@ -140,16 +167,41 @@ describe("an entry's lifetime", () => {
 describe("writeVerified", () => {
   it("ends after one put when the verification reads the same value", async () => {
     const log: string[] = [];
-    const result = await writeVerified({
-      read: async () => {
-        log.push("read");
-        return { a: 1 };
+    const { waits, pause } = recordingPause();
+    const result = await writeVerified(
+      {
+        read: async () => {
+          log.push("read");
+          return { a: 1 };
+        },
+        put: async () => void log.push("put"),
+        remove: async () => void log.push("remove"),
       },
-      put: async () => void log.push("put"),
-      remove: async () => void log.push("remove"),
-    });
+      pause,
+    );
     expect(result).toBe("stored");
     expect(log).toEqual(["read", "put", "read"]);
+    expect(waits).toEqual([]);
+  });
+});
+
+describe("an invalidation", () => {
+  it("tries a refused delete once more a second later, and throws if it is refused again", async () => {
+    const cache = new InMemoryMemoryCache();
+    cache.memories.set("ada", served("- Leads"));
+    let refusals = 1;
+    const deleteMemory = cache.deleteMemory.bind(cache);
+    cache.deleteMemory = async (subjectId) => {
+      if (refusals-- > 0) throw new Error("429 Too Many Requests");
+      await deleteMemory(subjectId);
+    };
+    const { waits, pause } = recordingPause();
+    await invalidate(cache, { memories: ["ada", "ada"] }, pause);
+    expect(cache.memories.has("ada")).toBe(false);
+    expect(waits).toEqual([KEY_WRITE_SPACING_MS]);
+
+    refusals = 2;
+    await expect(invalidate(cache, { memories: ["ada"] }, pause)).rejects.toThrow("429");
   });
 });
 
@@ -225,7 +277,9 @@ describe("admission", () => {
       state.teams = [];
       await invalidate(cache, { memberships: ["acme\u001fada"] });
     };
-    expect(await fillMembership({ workspaces, memoryCache: cache }, "acme", "ada")).toBe("removed");
+    const { waits, pause } = recordingPause();
+    expect(await fillMembership({ workspaces, memoryCache: cache, pause }, "acme", "ada")).toBe("removed");
+    expect(waits).toEqual([KEY_WRITE_SPACING_MS]);
     expect(cache.memberships.has("acme\u001fada")).toBe(false);
   });
 });

@@ -56,6 +56,7 @@ function harness(generator: FakeGenerator | null) {
     ledger,
     reader: ledger,
     memoryCache,
+    pause: async () => {},
     // What the subject can see: the ledger's known items, as search hits.
     items: {
       search: async () => ({

@@ -14,7 +14,7 @@
  */
 import type { WorkspaceStore } from "../domain/workspace-store";
 import { userKey } from "../domain/workspaces";
-import { type CachedMembership, type MemoryCache, writeVerified } from "./memory-cache";
+import { type CachedMembership, type MemoryCache, type Pause, writeVerified } from "./memory-cache";
 
 /** An entry is refreshed from the store at least this often (a bound on any missed invalidation). */
 export const MEMBERSHIP_TTL_SECONDS = 3600;
@@ -24,6 +24,8 @@ export interface MembershipDeps {
   memoryCache: MemoryCache;
   /** Runs work after the response (waitUntil). */
   defer(work: Promise<unknown>): Promise<void>;
+  /** Waits between two writes of the entry (setTimeout unless given). */
+  pause?: Pause;
 }
 
 export interface Admission {
@@ -54,15 +56,18 @@ export function fillMembership(
   userId: string,
 ): Promise<"stored" | "removed"> {
   const key = userKey(workspaceId, userId);
-  return writeVerified<CachedMembership>({
-    read: async () => {
-      const [admitted, teams] = await Promise.all([
-        deps.workspaces.admit(workspaceId, userId),
-        deps.workspaces.teams(workspaceId, userId),
-      ]);
-      return admitted === "member" ? { teams: teams.map((t) => t.id).sort() } : null;
+  return writeVerified<CachedMembership>(
+    {
+      read: async () => {
+        const [admitted, teams] = await Promise.all([
+          deps.workspaces.admit(workspaceId, userId),
+          deps.workspaces.teams(workspaceId, userId),
+        ]);
+        return admitted === "member" ? { teams: teams.map((t) => t.id).sort() } : null;
+      },
+      put: (membership) => deps.memoryCache.putMembership(key, membership, MEMBERSHIP_TTL_SECONDS),
+      remove: () => deps.memoryCache.deleteMembership(key),
     },
-    put: (membership) => deps.memoryCache.putMembership(key, membership, MEMBERSHIP_TTL_SECONDS),
-    remove: () => deps.memoryCache.deleteMembership(key),
-  });
+    deps.pause,
+  );
 }

@@ -52,15 +52,38 @@ export interface Invalidation {
 }
 
 /**
+ * Workers KV takes at most one write a second to the same key (a faster one may be refused with a 429), so
+ * a second write of a key by the same caller waits this long first.
+ */
+export const KEY_WRITE_SPACING_MS = 1_100;
+
+/** Waits (setTimeout in production; tests pass their own). */
+export type Pause = (ms: number) => Promise<void>;
+const sleep: Pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
  * Removes entries, before the request that changed them returns (so no later read in this location is
  * answered from them). Removal, not replacement: a replacement would be a write racing the agent's own
- * (served-memory.ts); the next write of the subject's agent fills the entry again.
+ * (served-memory.ts); the next write of the subject's agent fills the entry again. A delete that fails (the
+ * key was just written by someone else, say) is tried once more a second later; a second failure throws.
  */
-export async function invalidate(cache: MemoryCache, { memories = [], memberships = [] }: Invalidation) {
+export async function invalidate(
+  cache: MemoryCache,
+  { memories = [], memberships = [] }: Invalidation,
+  pause: Pause = sleep,
+) {
   if (!cache.enabled) return;
+  const retried = async (remove: () => Promise<void>) => {
+    try {
+      await remove();
+    } catch {
+      await pause(KEY_WRITE_SPACING_MS);
+      await remove();
+    }
+  };
   await Promise.all([
-    ...[...new Set(memories)].map((subject) => cache.deleteMemory(subject)),
-    ...[...new Set(memberships)].map((member) => cache.deleteMembership(member)),
+    ...[...new Set(memories)].map((subject) => retried(() => cache.deleteMemory(subject))),
+    ...[...new Set(memberships)].map((member) => retried(() => cache.deleteMembership(member))),
   ]);
 }
 
@@ -80,25 +103,32 @@ export interface VerifiedEntry<T> {
  * read before a concurrent invalidation committed, and puts after that invalidation removed the entry,
  * would bring the old value back. Every put is therefore followed by a fresh read of the source: the same
  * value ends the write; a different one is written in its place (bounded by VERIFY_ATTEMPTS, then the entry
- * is removed); nothing to cache removes it. A write that fails half-way removes the entry (best effort) and
- * rethrows. So an entry always converges to what Postgres held after the last writer's last read, and a put
- * carrying old data lasts only until the same call's next read corrects it.
+ * is removed); nothing to cache removes it. Every write after the first waits KEY_WRITE_SPACING_MS (KV's
+ * one write a second per key). A write that fails half-way removes the entry (best effort, after the same
+ * wait) and rethrows. So an entry converges to what Postgres held after the last writer's last read, and a
+ * put carrying old data lasts only until the same call's next read corrects it (about a second).
  */
-export async function writeVerified<T>(entry: VerifiedEntry<T>): Promise<"stored" | "removed"> {
+export async function writeVerified<T>(
+  entry: VerifiedEntry<T>,
+  pause: Pause = sleep,
+): Promise<"stored" | "removed"> {
+  let written: string | null = null;
   try {
-    let written: string | null = null;
     for (let attempt = 0; attempt <= VERIFY_ATTEMPTS; attempt++) {
       const value = await entry.read();
       if (value === null) break;
       const stamp = JSON.stringify(value);
       if (stamp === written) return "stored";
       if (attempt === VERIFY_ATTEMPTS) break;
+      if (written !== null) await pause(KEY_WRITE_SPACING_MS);
       await entry.put(value);
       written = stamp;
     }
+    if (written !== null) await pause(KEY_WRITE_SPACING_MS);
     await entry.remove();
     return "removed";
   } catch (error) {
+    await pause(KEY_WRITE_SPACING_MS);
     await entry.remove().catch(() => {});
     throw error;
   }

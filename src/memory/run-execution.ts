@@ -14,7 +14,7 @@ import {
 import type { ItemStore } from "../domain/items";
 import { type MemoryStatus, type RunErrorCode, UNAVAILABLE_CODES } from "../domain/memory";
 import { renderMemory } from "../domain/memory-render";
-import type { MemoryCache } from "./memory-cache";
+import type { MemoryCache, Pause } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
 import type { RunGuard } from "./run-guard";
 import type { RunLedger, RunStart } from "./run-ledger";
@@ -43,6 +43,8 @@ export interface RunExecutionDeps {
   reader: Pick<MemoryReader, "current">;
   /** The edge cache: written after each commit of the run that changes what GET /memory serves. */
   memoryCache: MemoryCache;
+  /** Waits between two writes of one cache entry (setTimeout unless given). */
+  pause?: Pause;
   /** Only to know whether the subject can see any item at all (nothing to remember: no LLM call). */
   items: Pick<ItemStore, "search">;
   /** Whether a generator can run, and which: decided by the composition root. */

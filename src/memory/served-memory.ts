@@ -23,6 +23,7 @@ import {
   invalidate,
   type MemoryCache,
   MIN_ENTRY_TTL_SECONDS,
+  type Pause,
   type ServedMemory,
   writeVerified,
 } from "./memory-cache";
@@ -34,6 +35,8 @@ export interface ServedMemoryDeps {
   clock: Clock;
   /** The freshness window (MEMORY_TTL_HOURS). */
   ttlMs: number;
+  /** Waits between two writes of the entry (setTimeout unless given). */
+  pause?: Pause;
 }
 
 /** Seconds the entry may live (until the memory goes stale), or null when it is stale within a minute. */
@@ -53,17 +56,20 @@ export async function storeServedMemory(
   const { memoryCache: cache } = deps;
   if (!cache.enabled) return "disabled";
   let ttlSeconds = 0;
-  return writeVerified<ServedMemory>({
-    read: async () => {
-      const row = await deps.reader.current(subjectId);
-      const ttl = isServed(row) ? entryTtlSeconds(row, deps.clock.now(), deps.ttlMs) : null;
-      if (!isServed(row) || ttl === null) return null;
-      ttlSeconds = ttl;
-      return row;
+  return writeVerified<ServedMemory>(
+    {
+      read: async () => {
+        const row = await deps.reader.current(subjectId);
+        const ttl = isServed(row) ? entryTtlSeconds(row, deps.clock.now(), deps.ttlMs) : null;
+        if (!isServed(row) || ttl === null) return null;
+        ttlSeconds = ttl;
+        return row;
+      },
+      put: (memory) => cache.putMemory(memory, ttlSeconds),
+      remove: () => cache.deleteMemory(subjectId),
     },
-    put: (memory) => cache.putMemory(memory, ttlSeconds),
-    remove: () => cache.deleteMemory(subjectId),
-  });
+    deps.pause,
+  );
 }
 
 /**
