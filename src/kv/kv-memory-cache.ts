@@ -1,9 +1,9 @@
 /**
  * MemoryCache over a Workers KV namespace (the MEMORY_CACHE binding).
  *
- * Consistency, as KV gives it: a write or delete reaches the central store before it resolves and is seen at
- * once by later reads in the location that made it; other locations keep serving the copy they cached
- * until it is revalidated. Reads ask for the shortest edge caching KV allows (READ_CACHE_TTL_SECONDS), which
+ * Consistency, as KV documents it: a write or delete is written to the central store and is visible at once
+ * to later reads in the location that made it; other locations keep serving the copy they cached until it
+ * is revalidated. Reads ask for the shortest edge caching KV allows (READ_CACHE_TTL_SECONDS), which
  * bounds how long another location may answer from an entry that was replaced or removed elsewhere
  * (README: Edge cache).
  *
