@@ -26,12 +26,15 @@ import type { ItemStore } from "./domain/items";
 import type { MaterialChangeCause, MemoryEvents } from "./domain/memory-events";
 import type { WorkspaceStore } from "./domain/workspace-store";
 import type { Env } from "./env";
+import { createKvMemoryCache } from "./kv/kv-memory-cache";
 import { createLlmClient } from "./llm/create-llm-client";
 import type { ErasureStore } from "./memory/erasure-store";
 import type { MemoryAgents } from "./memory/memory-agents-port";
+import { type MemoryCache, noMemoryCache } from "./memory/memory-cache";
 import type { MemoryReader } from "./memory/memory-reader";
 import type { RunLedger } from "./memory/run-ledger";
 import type { SchedulePolicy } from "./memory/run-schedule";
+import { invalidatingUpserts } from "./memory/served-memory";
 import type { SweepQueue } from "./memory/sweep-fanout";
 import type { SweepCursorStore } from "./memory/sweep-plan";
 import type { SweepSource } from "./memory/sweep-source";
@@ -54,6 +57,8 @@ export interface Services {
   memoryEvents: MemoryEvents;
   items: ItemStore;
   memoryReader: MemoryReader;
+  /** The edge cache (Workers KV), or noMemoryCache: see memoryCacheFor. */
+  memoryCache: MemoryCache;
   erasure: ErasureStore;
   sweepSource: SweepSource;
   sweepQueue: SweepQueue;
@@ -70,6 +75,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   const db = createDb(config);
   const clock = systemClock;
   const memoryAgents = createMemoryAgentClient(env.MEMORY_AGENT, clock);
+  const memoryCache = memoryCacheFor(env, config);
   const defer = async (work: Promise<unknown>) => {
     const logged = work.catch((error: unknown) =>
       console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorLogFields(error) })),
@@ -82,8 +88,9 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
     clock,
     health: createPgHealthProbe(db),
     memoryEvents: notifyingMemoryEvents(db, clock, memoryAgents, defer),
-    items: createItemStore(db),
+    items: invalidatingUpserts(createItemStore(db), memoryCache),
     memoryReader: createPgMemoryReader(db),
+    memoryCache,
     erasure: createPgErasureStore(db),
     sweepSource: createPgSweepSource(db),
     sweepQueue: sweepQueueOver(env.SWEEP_QUEUE),
@@ -120,6 +127,16 @@ function notifyingMemoryEvents(
   };
 }
 
+/**
+ * The edge cache: Workers KV when the worker has its MEMORY_CACHE binding and MEMORY_CACHE_ENABLED is not
+ * "false"; otherwise none, and every read goes to Postgres as before the cache existed.
+ */
+export function memoryCacheFor(env: Env, config: Config): MemoryCache {
+  return env.MEMORY_CACHE && config.memoryCache.enabled
+    ? createKvMemoryCache(env.MEMORY_CACHE)
+    : noMemoryCache;
+}
+
 function sweepQueueOver(queue: Env["SWEEP_QUEUE"]): SweepQueue {
   return {
     async send(messages) {
@@ -133,6 +150,8 @@ export interface AgentDeps {
   clock: Clock;
   ledger: RunLedger;
   reader: Pick<MemoryReader, "current">;
+  /** Written after each commit that changes what GET /memory serves (memory/served-memory.ts). */
+  memoryCache: MemoryCache;
   items: Pick<ItemStore, "search">;
   /** Decided once per instance: a generator over the configured LLMs, or why there is none. */
   generation(): GeneratorSource;
@@ -149,6 +168,7 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     clock,
     ledger: createPgRunLedger(db),
     reader: createPgMemoryReader(db),
+    memoryCache: memoryCacheFor(env, config),
     items,
     generation: () => source,
     policy: schedulePolicy(config),

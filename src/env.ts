@@ -6,6 +6,8 @@ export interface Env {
   MEMORY_AGENT: DurableObjectNamespace<MemoryAgent>;
   /** The daily sweep's fan-out past what one invocation dispatches itself. */
   SWEEP_QUEUE: Queue<SweepMessage>;
+  /** The edge cache of served memories and memberships (Workers KV); without it every read is Postgres. */
+  MEMORY_CACHE?: KVNamespace;
   DATABASE_URL: string;
   [setting: string]: unknown;
 }

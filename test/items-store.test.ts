@@ -62,6 +62,7 @@ describe("ItemStore.upsert", () => {
     expect(third).toEqual({
       outcomes: [expect.objectContaining({ status: "unchanged" })],
       affectedSubjects: [],
+      redactedSubjects: [],
     });
   });
 

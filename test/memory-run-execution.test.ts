@@ -19,6 +19,7 @@ import {
 } from "../src/memory/run-schedule";
 import { FakeClock } from "./support/fakes/fake-clock";
 import { FakeGenerator } from "./support/fakes/fake-generator";
+import { InMemoryMemoryCache } from "./support/fakes/in-memory-memory-cache";
 import { InMemoryRunLedger } from "./support/fakes/in-memory-run-ledger";
 
 const MIN = 60_000;
@@ -38,6 +39,7 @@ const say = (text: string, ...itemIds: string[]): Statement => ({ section: "Work
 function harness(generator: FakeGenerator | null) {
   const clock = new FakeClock("2025-06-02T09:00:00.000Z");
   const ledger = new InMemoryRunLedger();
+  const memoryCache = new InMemoryMemoryCache();
   ledger.items.add("i1").add("i2").add("i3");
   let state: AgentState = { ...initialState(), subjectId: SUBJECT };
   const store: AgentStateStore = {
@@ -53,6 +55,8 @@ function harness(generator: FakeGenerator | null) {
   const deps: RunExecutionDeps = {
     ledger,
     reader: ledger,
+    memoryCache,
+    pause: async () => {},
     // What the subject can see: the ledger's known items, as search hits.
     items: {
       search: async () => ({
@@ -72,6 +76,7 @@ function harness(generator: FakeGenerator | null) {
   return {
     clock,
     ledger,
+    memoryCache,
     deps,
     state: () => state,
     setState: (next: AgentState) => {
@@ -151,6 +156,44 @@ describe("a run of the memory pipeline", () => {
     expect(h.ledger.runs).toHaveLength(1);
     expect(h.ledger.memories.get(SUBJECT)!.checkedAt).toEqual(h.clock.now());
     expect(h.state()).toMatchObject({ phase: "idle", freshAsOf: h.clock.now().getTime() });
+  });
+
+  it("writes the edge cache after each commit that changes what is served: the accepted version, then its confirmation", async () => {
+    const generator = new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] });
+    const h = harness(generator);
+    h.request("read");
+    await h.alarm();
+    const entry = h.memoryCache.memories.get(SUBJECT);
+    expect(entry?.version).toMatchObject({
+      id: h.ledger.versions[0]!.id,
+      markdown: "## Work\n- Leads payments [1]",
+    });
+    // Kept for the freshness window from the memory's generation, then written again once confirmed.
+    expect(h.memoryCache.ttls.get(`memory ${SUBJECT}`)).toBe(POLICY.ttlMs / 1000);
+    h.clock.advance(25 * 60 * MIN);
+    h.request("read", false);
+    await h.alarm();
+    expect(h.memoryCache.memories.get(SUBJECT)?.checkedAt).toEqual(h.clock.now());
+    expect(h.memoryCache.operations.filter((op) => op.startsWith("put"))).toEqual([
+      `put memory ${SUBJECT}`,
+      `put memory ${SUBJECT}`,
+    ]);
+  });
+
+  it("still succeeds when the edge cache cannot be written: the entry is removed and the failure logged", async () => {
+    const h = harness(new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] }));
+    const logged: string[] = [];
+    h.deps.log = (_level, msg) => void logged.push(msg);
+    h.memoryCache.beforePut = async () => {
+      throw new Error("KV unavailable");
+    };
+    h.request("read");
+    await h.alarm();
+    expect(h.ledger.runs).toMatchObject([{ status: "succeeded" }]);
+    expect(h.state()).toMatchObject({ phase: "idle", failures: 0 });
+    expect(h.memoryCache.memories.has(SUBJECT)).toBe(false);
+    expect(h.memoryCache.operations).toContain(`delete memory ${SUBJECT}`);
+    expect(logged).toEqual(["memory_cache_write_failed"]);
   });
 
   it("records salvaged statements with the accepted memory", async () => {

@@ -63,6 +63,10 @@ const rawSchema = z.object({
     .max(24 * 365)
     .default(24),
   MIN_REFRESH_INTERVAL_MINUTES: intSetting(60, 0, 24 * 60),
+  /** "false" turns the edge cache off even with a MEMORY_CACHE binding (to measure reads without it). */
+  MEMORY_CACHE_ENABLED: optionalString
+    .pipe(z.enum(["true", "false"], 'must be "true" or "false"').optional())
+    .transform((v) => v !== "false"),
   INGEST_DEBOUNCE_SECONDS: intSetting(300, 0, 24 * 3600),
   MAX_RUN_ATTEMPTS: intSetting(4, 1, 20),
   RETRY_BASE_SECONDS: intSetting(60, 1, 24 * 3600),
@@ -117,6 +121,8 @@ export interface Config {
     retryBaseMs: number;
     runLeaseMs: number;
   };
+  /** The edge cache (used only when the worker also has its MEMORY_CACHE binding). */
+  memoryCache: { enabled: boolean };
   sweep: { pageSize: number; maxDispatch: number; spreadMs: number };
   budgets: { maxTurns: number; maxToolCalls: number; maxTokens: number; wallMs: number };
   salvage: { minShare: number };
@@ -161,6 +167,7 @@ export function parseConfig(env: RawEnv): Config {
       retryBaseMs: c.RETRY_BASE_SECONDS * 1000,
       runLeaseMs: c.RUN_LEASE_SECONDS * 1000,
     },
+    memoryCache: { enabled: c.MEMORY_CACHE_ENABLED },
     sweep: {
       pageSize: c.SWEEP_PAGE_SIZE,
       maxDispatch: c.SWEEP_MAX_DISPATCH,

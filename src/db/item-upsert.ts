@@ -36,9 +36,9 @@ export async function upsertItems(
   db: Db,
   ownerId: string,
   inputs: ItemInput[],
-): Promise<{ outcomes: UpsertOutcome[]; affectedSubjects: string[] }> {
+): Promise<{ outcomes: UpsertOutcome[]; affectedSubjects: string[]; redactedSubjects: string[] }> {
   assertNoDuplicates(inputs);
-  if (inputs.length === 0) return { outcomes: [], affectedSubjects: [] };
+  if (inputs.length === 0) return { outcomes: [], affectedSubjects: [], redactedSubjects: [] };
   await assertKnownShareTargets(db, ownerId, inputs);
   const prepared = await Promise.all(inputs.map((input) => prepare(ownerId, input)));
   const keyOf = (source: string, externalId: string) => JSON.stringify([source, externalId]);
@@ -75,8 +75,9 @@ export async function upsertItems(
     return before?.sharedWith.some((key) => !after.includes(key)) ? [{ id: before.id, keys: after }] : [];
   });
   const written = new Map<string, { id: string; inserted: boolean }>();
+  let redactedSubjects: string[] = [];
   if (toWrite.length > 0) {
-    const { results } = await writeWithRedaction(
+    const redacting = await writeWithRedaction(
       db,
       { sharedWith: narrowed },
       { items: narrowed.map((n) => n.id) },
@@ -89,7 +90,13 @@ export async function upsertItems(
       ],
       new Date(),
     );
-    const upserted = results[0] as { id: string; source: string; externalId: string; inserted: boolean }[];
+    redactedSubjects = redacting.redactedSubjects;
+    const upserted = redacting.results[0] as {
+      id: string;
+      source: string;
+      externalId: string;
+      inserted: boolean;
+    }[];
     for (const row of upserted) {
       written.set(keyOf(row.source, row.externalId), { id: row.id, inserted: row.inserted });
     }
@@ -106,7 +113,7 @@ export async function upsertItems(
     if (!before) throw new Error(`item ${key} was neither found nor written`);
     return { ...base, id: before.id, status: "unchanged" };
   });
-  return { outcomes, affectedSubjects: toWrite.length > 0 ? [...affected] : [] };
+  return { outcomes, affectedSubjects: toWrite.length > 0 ? [...affected] : [], redactedSubjects };
 }
 
 function assertNoDuplicates(inputs: ItemInput[]): void {

@@ -133,7 +133,12 @@ export interface ItemStore {
   upsert(
     ownerId: string,
     items: ItemInput[],
-  ): Promise<{ outcomes: UpsertOutcome[]; affectedSubjects: string[] }>;
+  ): Promise<{
+    outcomes: UpsertOutcome[];
+    affectedSubjects: string[];
+    /** Subjects whose memory versions were redacted (an update shared an item with fewer targets). */
+    redactedSubjects: string[];
+  }>;
   search(viewerId: string, query: SearchQuery): Promise<SearchPage>;
   get(viewerId: string, id: string): Promise<(Item & { links: ItemLink[] }) | null>;
   /** The visible items among `ids`, in no particular order; invisible or unknown ids are left out. */

@@ -1,5 +1,6 @@
 import type { Services } from "../composition";
 import type { Env } from "../env";
+import type { CachedMembership } from "../memory/memory-cache";
 
 export type Scope = "memory:read" | "items:write" | "admin";
 
@@ -20,6 +21,8 @@ export interface AppEnv {
     requestId: string;
     services: Services;
     caller: Caller;
+    /** The caller's cached admission (active, and their teams), set by authenticate(); null on a miss. */
+    membership: CachedMembership | null;
     /** Whose memory a memory route reads: the caller's key, or a team's (after the membership check). */
     subject: string;
   };

@@ -2,17 +2,20 @@
  * Deletion that reaches derived data. Deleting an item redacts, in the same atomic write, every memory
  * version that cited it, then tells the memory side once: material changed for everyone who could see it,
  * and the redacted subjects' agents are asked for a fresh memory ("delete"). Erasing a subject first makes
- * its agent final (no run queued before the erase writes again), then removes every row of theirs.
+ * its agent final (no run queued before the erase writes again), then removes every row of theirs. Either
+ * way the edge cache entries of the redacted and erased subjects are removed before the request returns.
  */
 import type { Clock } from "../domain/clock";
 import type { MemoryEvents } from "../domain/memory-events";
 import type { ErasureStore, ItemRemoval, Removal } from "./erasure-store";
 import type { MemoryAgents } from "./memory-agents-port";
+import { invalidate, type MemoryCache } from "./memory-cache";
 
 export interface DeletionDeps {
   erasure: ErasureStore;
   memoryAgents: MemoryAgents;
   memoryEvents: MemoryEvents;
+  memoryCache: MemoryCache;
   clock: Clock;
 }
 
@@ -43,11 +46,21 @@ export async function eraseSubject(deps: DeletionDeps, subjectId: string): Promi
   await afterRemoval(deps, result, subjectId);
 }
 
+/**
+ * What every access-losing change does after its atomic write (here and in workspace-changes.ts): first the
+ * edge cache, so no later read where this request ran is answered from a redacted or erased memory, nor a
+ * changed admission (`memberships`); then the material-change notices and the agents' refreshes.
+ */
 export async function afterRemoval(
-  deps: Pick<DeletionDeps, "memoryEvents">,
+  deps: Pick<DeletionDeps, "memoryEvents" | "memoryCache">,
   result: Removal,
   erased: string | null,
+  memberships: string[] = [],
 ): Promise<void> {
+  await invalidate(deps.memoryCache, {
+    memories: erased ? [...result.redactedSubjects, erased] : result.redactedSubjects,
+    memberships,
+  });
   const others = (ids: string[]) => [...new Set(ids)].filter((id) => id !== erased);
   await deps.memoryEvents.materialChanged(
     others([...result.visibleTo, ...result.redactedSubjects]),

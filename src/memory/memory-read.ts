@@ -1,16 +1,20 @@
 /**
- * Reading a subject's memory, as GET /memory and the MCP tools do: one row from the read model, the
- * decision (read-model.ts), a poke of the subject's agent when the memory is stale or missing, and, when
- * asked to, a wait for a first memory. A subject who can see no item gets "empty", and no run.
+ * Reading a subject's memory, as GET /memory and the MCP tools do: one row, from the edge cache when it holds
+ * the subject's served memory (no database round trip), else from the read model; the decision
+ * (read-model.ts, the same for both); a poke of the subject's agent when the memory is stale or missing;
+ * and, when asked to, a wait for a first memory. A subject who can see no item gets "empty", and no run.
+ * A miss does not fill the cache: only writers do (served-memory.ts).
  */
 import type { Clock } from "../domain/clock";
 import type { ItemStore } from "../domain/items";
 import type { MemoryAgents } from "./memory-agents-port";
+import type { MemoryCache } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
 import { decideRead, type ReadDecision, waitPollDelays } from "./read-model";
 
 export interface MemoryReadDeps {
   memoryReader: Pick<MemoryReader, "current">;
+  memoryCache: MemoryCache;
   items: Pick<ItemStore, "search">;
   memoryAgents: Pick<MemoryAgents, "requestRefresh">;
   clock: Clock;
@@ -24,12 +28,11 @@ export async function readMemory(
   subjectId: string,
   options: { waitMs?: number } = {},
 ): Promise<ReadDecision> {
-  const read = async () =>
-    decideRead(await deps.memoryReader.current(subjectId), {
-      now: deps.clock.now(),
-      ttlMs: deps.config.memory.ttlMs,
-    });
-  let decision = await read();
+  const decide = (row: Awaited<ReturnType<MemoryReader["current"]>>) =>
+    decideRead(row, { now: deps.clock.now(), ttlMs: deps.config.memory.ttlMs });
+  const read = async () => decide(await deps.memoryReader.current(subjectId));
+  const cached = await deps.memoryCache.memory(subjectId);
+  let decision = cached ? decide(cached) : await read();
   if (decision.kind === "generating" && !(await canSeeAnyItem(deps, subjectId))) {
     return { kind: "empty", poke: false };
   }

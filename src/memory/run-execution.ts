@@ -14,6 +14,7 @@ import {
 import type { ItemStore } from "../domain/items";
 import { type MemoryStatus, type RunErrorCode, UNAVAILABLE_CODES } from "../domain/memory";
 import { renderMemory } from "../domain/memory-render";
+import type { MemoryCache, Pause } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
 import type { RunGuard } from "./run-guard";
 import type { RunLedger, RunStart } from "./run-ledger";
@@ -26,6 +27,7 @@ import {
   type RunOutcome,
   type SchedulePolicy,
 } from "./run-schedule";
+import { storeServedMemory } from "./served-memory";
 
 /** The agent's own state, as the Durable Object keeps it (SQLite storage and its alarm). */
 export interface AgentStateStore {
@@ -39,6 +41,10 @@ export type RunLog = (level: "warn" | "error", msg: string, subjectId: string, e
 export interface RunExecutionDeps {
   ledger: RunLedger;
   reader: Pick<MemoryReader, "current">;
+  /** The edge cache: written after each commit of the run that changes what GET /memory serves. */
+  memoryCache: MemoryCache;
+  /** Waits between two writes of one cache entry (setTimeout unless given). */
+  pause?: Pause;
   /** Only to know whether the subject can see any item at all (nothing to remember: no LLM call). */
   items: Pick<ItemStore, "search">;
   /** Whether a generator can run, and which: decided by the composition root. */
@@ -77,7 +83,10 @@ export async function executeRun(deps: RunExecutionDeps, subjectId: string, run:
         const confirmed = await guard.write(run.id, () =>
           ledger.confirmUnchanged(subjectId, deps.clock.now()),
         );
-        if (confirmed.written) await finish(deps, run.id, { kind: "unchanged" });
+        if (confirmed.written) {
+          await cacheServedMemory(deps, subjectId, run.id);
+          await finish(deps, run.id, { kind: "unchanged" });
+        }
         return;
       }
     }
@@ -150,6 +159,7 @@ async function record(deps: RunExecutionDeps, start: RunStart, run: ActiveRun, r
       );
       if (!written.written) return;
       if (written.value.written) {
+        await cacheServedMemory(deps, start.subjectId, run.id);
         await finish(deps, run.id, { kind: "succeeded" });
         return;
       }
@@ -206,6 +216,19 @@ function outcomeOf(
 async function finish(deps: RunExecutionDeps, runId: string, outcome: RunOutcome): Promise<void> {
   const next = onFinish(deps.state.load(), runId, outcome, deps.clock.now().getTime(), deps.policy);
   await deps.state.commit(next);
+}
+
+/**
+ * After the run's commit (a new current version, or the current one confirmed): the subject's edge cache
+ * entry follows, behind the run's fence (an erase waits for it, then removes the entry). A cache that fails
+ * costs hits, not the run: logged, and the entry is removed (memory-cache.ts writeVerified).
+ */
+async function cacheServedMemory(deps: RunExecutionDeps, subjectId: string, runId: string): Promise<void> {
+  if (!deps.memoryCache.enabled) return;
+  const served = { ...deps, ttlMs: deps.policy.ttlMs };
+  await deps.guard
+    .write(runId, () => storeServedMemory(served, subjectId))
+    .catch((error: unknown) => deps.log("warn", "memory_cache_write_failed", subjectId, error));
 }
 
 /** A run whose lease expired: its ledger row becomes failed; if that was the last attempt, say so. */

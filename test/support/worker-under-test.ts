@@ -49,6 +49,9 @@ function testAgentDeps(objectId: string, env: Env): AgentDeps {
     get reader() {
       return real().reader;
     },
+    get memoryCache() {
+      return real().memoryCache;
+    },
     get items() {
       return real().items;
     },

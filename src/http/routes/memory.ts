@@ -1,5 +1,6 @@
 /**
- * A subject's memory: GET / (one indexed query, never through the Durable Object), history, refresh.
+ * A subject's memory: GET / (from the edge cache on a hit, else one indexed query; never through the
+ * Durable Object), history, refresh.
  * Mounted twice: at /memory for the caller's own memory, and at /teams/:team/memory for a team's (the
  * teams routes resolve the subject after checking membership). Handlers read the subject key from the
  * context, set by the middleware in front of them.

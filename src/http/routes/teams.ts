@@ -82,13 +82,17 @@ export const teamsRoutes = new Hono<AppEnv>()
     return c.body(null, 204);
   })
 
-  // A team's memory: members only (an admin who is not a member gets 404 like anyone else).
+  // A team's memory: members only (an admin who is not a member gets 404 like anyone else). The caller's
+  // teams come from their cached admission when authenticate() had it (no database round trip), else
+  // from the store.
   .use("/:team/memory/*", async (c, next) => {
     const teamId = teamParam(c);
     const caller = c.get("caller");
-    if (!(await c.get("services").workspaces.isTeamMember(caller.workspaceId, teamId, caller.userId))) {
-      throw notFound("Team");
-    }
+    const membership = c.get("membership");
+    const member = membership
+      ? membership.teams.includes(teamId)
+      : await c.get("services").workspaces.isTeamMember(caller.workspaceId, teamId, caller.userId);
+    if (!member) throw notFound("Team");
     c.set("subject", teamKey(caller.workspaceId, teamId));
     await next();
   })

@@ -105,7 +105,8 @@ export class InMemoryItemStore implements ItemStore {
         if (target) this.links.push({ from: item.id, to: target.id, kind: link.kind ?? "reference" });
       }
     }
-    return { outcomes, affectedSubjects: [...affected] };
+    // This fake keeps no memory versions, so nothing is ever redacted here.
+    return { outcomes, affectedSubjects: [...affected], redactedSubjects: [] };
   }
 
   async search(viewerId: string, query: SearchQuery): Promise<SearchPage> {
