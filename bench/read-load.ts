@@ -150,14 +150,12 @@ async function interleaved(
       const headers = authenticated ? authOf(user) : {};
       const run = await runLoad({ total, concurrency, request: () => fetch(`${base}${path}`, { headers }) });
       const stats = summarize(run.latenciesMs);
-      samples
-        .get(name)!
-        .push({
-          rps: (total / run.wallMs) * 1000,
-          p50: stats.median,
-          p99: stats.p99,
-          statuses: run.statuses,
-        });
+      samples.get(name)!.push({
+        rps: (total / run.wallMs) * 1000,
+        p50: stats.median,
+        p99: stats.p99,
+        statuses: run.statuses,
+      });
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -14,7 +14,7 @@ let queryTimeoutMs = 4000;
  * but never answers costs a request at most `queryTimeoutMs` (it then fails as database_unavailable).
  * The driver's fetch hook is global; the deadline is the one configuration value it reads.
  */
-function fetchWithDeadline(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+function fetchWithDeadline(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
   return fetch(input, { ...init, signal: AbortSignal.timeout(queryTimeoutMs) });
 }
 
