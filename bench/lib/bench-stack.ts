@@ -11,8 +11,12 @@ import { type Stack, startStack } from "../../scripts/lib/stack";
 
 export const BENCH_SECRET = "bench-secret-0123456789-0123456789-0123456789";
 
-export async function startBenchStack(name: string, vars: Record<string, string> = {}): Promise<Stack> {
-  const adminUrl = process.env.BENCH_DATABASE_URL;
+export async function startBenchStack(
+  name: string,
+  vars: Record<string, string> = {},
+  /** The server to create the fresh database on (default BENCH_DATABASE_URL), e.g. through a wire tap. */
+  adminUrl: string | undefined = process.env.BENCH_DATABASE_URL,
+): Promise<Stack> {
   const databaseUrl = adminUrl
     ? await createFreshDatabase(adminUrl, `um_bench_${name.replace(/\W/g, "_")}`)
     : undefined;

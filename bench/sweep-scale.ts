@@ -1,0 +1,180 @@
+/**
+ * The daily sweep over 100,000 and 1,000,000 subjects, through `wrangler dev` on PostgreSQL:
+ *   npm run bench:sweep-scale        (BENCH_DATABASE_URL defaults to postgres://postgres@127.0.0.1:5432/postgres)
+ * For each size (SIZES, default 100000,1000000) the memories table is refilled directly in Postgres: every
+ * memory older than the freshness window (generated 25-48 h ago); 80% with no material change since
+ * (checked_at bump only), 18% changed since, 2% never generated but with material (both need a run).
+ * Subject ids are 37-character user ids in random key order. Then one Cron invocation through wrangler's
+ * `/__scheduled`, with wrangler.toml's settings (5,000 a page, 100 direct dispatches, the rest through
+ * SWEEP_QUEUE) except the start spread (24 h, so no agent's alarm fires during the benchmark).
+ * Reported: the sweep's own report (pages, checked, skipped, dispatched, enqueued, messages, sends, its
+ * duration), the statements the worker sent counted on the wire (bench/lib/pg-wire-tap.ts) with their
+ * database time, what the database holds afterwards (checked_at bumped), and how long the queue consumer
+ * took to hand every enqueued subject to its agent (DRAIN=0 skips waiting; DRAIN_TIMEOUT_S bounds it).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import pg from "pg";
+import { ROOT } from "../scripts/lib/dev-secret";
+import { startBenchStack } from "./lib/bench-stack";
+import { type Statement, startWireTap } from "./lib/pg-wire-tap";
+import { summarize } from "./lib/stats";
+
+const SIZES = (process.env.SIZES ?? "100000,1000000").split(",").map(Number);
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const DRAIN = process.env.DRAIN !== "0";
+const DRAIN_TIMEOUT_S = Number(process.env.DRAIN_TIMEOUT_S ?? 1800);
+const LOG_FILE = `${ROOT}bench/results/sweep-scale-wrangler.log`;
+const RESULT_FILE = `${ROOT}bench/results/sweep-scale.json`;
+
+const tap = await startWireTap(ADMIN_URL);
+const stack = await startBenchStack("sweep-scale", { SWEEP_SPREAD_MINUTES: "1440" }, tap.url);
+const direct = new URL(stack.databaseUrl);
+const target = new URL(ADMIN_URL);
+direct.hostname = target.hostname;
+direct.port = target.port;
+const db = new pg.Client({ connectionString: direct.toString() });
+await db.connect();
+
+try {
+  const runs: Record<string, unknown>[] = [];
+  for (const size of SIZES) {
+    const seedMs = await seed(size);
+    const run = await sweepOnce(size);
+    runs.push({ subjects: size, seedMs, ...run });
+    console.error(`[bench] ${size} subjects: ${JSON.stringify(run)}`);
+  }
+  const result = {
+    bench: "sweep-scale",
+    backend: "postgres",
+    settings: { SWEEP_PAGE_SIZE: 5000, SWEEP_MAX_DISPATCH: 100, SWEEP_SPREAD_MINUTES: 1440 },
+    runs,
+  };
+  writeFileSync(RESULT_FILE, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(result, null, 2));
+} finally {
+  await db.end();
+  await stack.close();
+  await tap.close();
+}
+
+/** Refills memories with `size` stale subjects (see above); returns how long it took. */
+async function seed(size: number): Promise<number> {
+  const t0 = performance.now();
+  await db.query("truncate memories");
+  await db.query("delete from sweep_cursors");
+  await db.query(
+    `insert into memories (subject_id, current_version_id, markdown, generated_at, status, material_changed_at)
+     select 'user-' || md5(g::text),
+            case when kind = 'missing' then null else gen_random_uuid() end,
+            case when kind = 'missing' then null else '## Work' || chr(10) || '- Leads payments [1]' end,
+            case when kind = 'missing' then null else generated end,
+            case when kind = 'missing' then 'none' else 'ready' end,
+            case when kind = 'unchanged' then generated - interval '1 day' else now() - interval '1 hour' end
+     from (
+       select g, now() - interval '25 hours' - (abs(hashint4(g * 7)) % 82800) * interval '1 second' as generated,
+              case when abs(hashint4(g)) % 100 < 80 then 'unchanged'
+                   when abs(hashint4(g)) % 100 < 98 then 'changed' else 'missing' end as kind
+       from generate_series(1, $1::int) g
+     ) s`,
+    [size],
+  );
+  await db.query("vacuum analyze memories");
+  return Math.round(performance.now() - t0);
+}
+
+async function sweepOnce(size: number) {
+  const startedAt = new Date();
+  const seen = readFileSync(LOG_FILE, "utf8").length;
+  const before = tap.count();
+  tap.startCapture();
+  const t0 = performance.now();
+  const res = await fetch(`${stack.url}/__scheduled?cron=0+3+*+*+*`);
+  const answer = await res.text();
+  const httpWallMs = Math.round(performance.now() - t0);
+  const report = await waitForLine(seen, '"msg":"sweep"', 600_000);
+  const statements = tap.stopCapture();
+  const roundTripsOnWire = tap.count() - before;
+
+  const { rows } = await db.query(
+    `select count(*) filter (where checked_at >= $1)::int as bumped,
+            count(*) filter (where checked_at is null)::int as not_bumped
+     from memories`,
+    [startedAt.toISOString()],
+  );
+  const drain = DRAIN ? await drainQueue(seen, Number(report.enqueued ?? 0), t0) : undefined;
+  return {
+    http: { status: res.status, answer: answer.slice(0, 80), wallMs: httpWallMs },
+    report,
+    database: {
+      statements: roundTripsOnWire,
+      byKind: byKind(statements),
+      pageMs: summarize(statements.filter((s) => kindOf(s) === "page").map((s) => s.durationMs ?? 0)),
+      totalMs: Math.round(statements.reduce((n, s) => n + (s.durationMs ?? 0), 0)),
+      checkedAtBumped: rows[0].bumped,
+      notBumped: rows[0].not_bumped,
+    },
+    expected: { unchangedShare: 0.8, subjects: size },
+    drain,
+  };
+}
+
+/** Waits for the queue consumer's sweep_batch lines to account for every enqueued subject. */
+async function drainQueue(seen: number, enqueued: number, t0: number) {
+  if (enqueued === 0) return { enqueued, dispatched: 0, batches: 0, ms: 0 };
+  const deadline = Date.now() + DRAIN_TIMEOUT_S * 1000;
+  let dispatched = 0;
+  let failed = 0;
+  let batches = 0;
+  for (;;) {
+    const lines = logLines(seen, '"msg":"sweep_batch"');
+    dispatched = lines.reduce((n, l) => n + Number(l.dispatched ?? 0), 0);
+    failed = lines.reduce((n, l) => n + Number(l.failed ?? 0), 0);
+    batches = lines.length;
+    if (dispatched >= enqueued || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const ms = Math.round(performance.now() - t0);
+  return {
+    enqueued,
+    dispatched,
+    failed,
+    batches,
+    complete: dispatched >= enqueued,
+    msSinceSweepStart: ms,
+    subjectsPerSecond: Math.round((dispatched / ms) * 1000),
+  };
+}
+
+function kindOf(s: Statement): string {
+  if (/^\s*with page as/.test(s.query)) return "page";
+  if (/sweep_cursors/.test(s.query)) return /^\s*select/i.test(s.query) ? "cursor load" : "cursor save";
+  return s.query.trim().split(/\s+/).slice(0, 3).join(" ");
+}
+
+function byKind(statements: Statement[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of statements) out[kindOf(s)] = (out[kindOf(s)] ?? 0) + 1;
+  return out;
+}
+
+function logLines(seen: number, marker: string): Record<string, unknown>[] {
+  const text = readFileSync(LOG_FILE, "utf8").slice(seen);
+  return text
+    .split("\n")
+    .filter((line) => line.includes(marker))
+    .map((line) => JSON.parse(line.slice(line.indexOf("{"))) as Record<string, unknown>);
+}
+
+async function waitForLine(
+  seen: number,
+  marker: string,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [line] = logLines(seen, marker);
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error(`no ${marker} line within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
