@@ -18,10 +18,13 @@ type SweepAgents = SweepDeps["agents"];
 
 class FakeStore implements SweepStore {
   readonly calls: (string | null)[] = [];
+  /** Calls numbered (from 1) here throw, as a database round trip past its deadline does. */
+  failing = new Set<number>();
   constructor(private readonly subjects: { id: string; changed: boolean }[]) {}
 
   async sweepPage({ after, limit }: { after: string | null; limit: number }): Promise<SweepPage> {
     this.calls.push(after);
+    if (this.failing.has(this.calls.length)) throw new Error("database_unavailable");
     const page = this.subjects.filter((s) => after === null || s.id > after).slice(0, limit);
     return {
       checked: page.length,
@@ -136,8 +139,8 @@ describe("the sweep's fan-out through the queue", () => {
   it("stops within its round-trip bound, saves where to resume, and the next invocation goes on from there", async () => {
     const cursor = new FakeCursor();
     const first = world(70, cursor);
-    // A page is read only while its round trip, worstCaseSends(10 ids of 8 characters) = 2 sends, a final
-    // send and the save still fit: three pages here.
+    // A page is read only while its two attempts, worstCaseSends(10 ids of 8 characters) = 2 sends, a
+    // final send and the save still fit: three pages here.
     const bounded = options({ maxRoundTrips: 10 });
     const one = await sweep(first.deps, bounded);
     expect(one).toMatchObject({
@@ -167,6 +170,59 @@ describe("the sweep's fan-out through the queue", () => {
     ]);
     expect(handed).toEqual(
       subjects(70)
+        .filter((s) => s.changed)
+        .map((s) => s.id),
+    );
+  });
+
+  it("reads a page that failed once more and goes on", async () => {
+    const w = world(25);
+    w.store.failing.add(2);
+    const failures: unknown[] = [];
+    const report = await sweep({ ...w.deps, pageFailed: (e) => failures.push(e) }, options());
+
+    expect(report).toMatchObject({ complete: true, pages: 3, pageFailures: 1, checked: 25, skipped: 5 });
+    expect(w.store.calls).toEqual([null, key(9), key(9), key(19)]);
+    expect(failures).toHaveLength(1);
+    // Cursor load, four page reads, three sends.
+    expect(report.roundTrips).toBe(8);
+    const changed = subjects(25)
+      .filter((s) => s.changed)
+      .map((s) => s.id);
+    expect([...w.agents.requests.map((r) => r.subjectId), ...w.queue.ids()]).toEqual(changed);
+  });
+
+  it("stops at a page that fails twice, sends what it holds, saves its place, and the next invocation goes on", async () => {
+    const cursor = new FakeCursor();
+    const first = world(50, cursor);
+    first.store.failing = new Set([3, 4]);
+    const one = await sweep(first.deps, options());
+    expect(one).toMatchObject({
+      complete: false,
+      pages: 2,
+      pageFailures: 2,
+      checked: 20,
+      resumedFrom: null,
+      resumeAfter: key(19),
+    });
+    expect(cursor.value).toBe(key(19));
+    // Everything of the two pages read was handed over: nothing waits in memory for a send.
+    const firstChanged = subjects(20)
+      .filter((s) => s.changed)
+      .map((s) => s.id);
+    expect([...first.agents.requests.map((r) => r.subjectId), ...first.queue.ids()]).toEqual(firstChanged);
+
+    const second = world(50, cursor);
+    const two = await sweep(second.deps, options());
+    expect(second.store.calls[0]).toBe(key(19));
+    expect(two).toMatchObject({ complete: true, resumedFrom: key(19), resumeAfter: null, checked: 30 });
+    expect(cursor.value).toBeNull();
+    const handed = [first, second].flatMap((w) => [
+      ...w.agents.requests.map((r) => r.subjectId),
+      ...w.queue.ids(),
+    ]);
+    expect(handed).toEqual(
+      subjects(50)
         .filter((s) => s.changed)
         .map((s) => s.id),
     );

@@ -1,5 +1,6 @@
 /** The Cron Trigger's handler: one bounded sweep, reported as one structured log line. */
 import { buildServices } from "../composition";
+import { errorLogFields } from "../db/database-errors";
 import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
 import type { Env } from "../env";
 import type { FanOutLimits } from "../memory/sweep-fanout";
@@ -38,6 +39,8 @@ export async function runSweep(
       queue: services.sweepQueue,
       cursor: services.sweepCursor,
       clock: services.clock,
+      pageFailed: (error) =>
+        console.warn(JSON.stringify({ level: "warn", msg: "sweep_page_failed", ...errorLogFields(error) })),
     },
     {
       ttlMs: config.memory.ttlMs,

@@ -4,7 +4,9 @@
  * others are handed to their MemoryAgent with start times spread over a window: the first `maxDispatch`
  * directly, the rest through a queue whose consumer does the same (sweep-fanout.ts). Work per invocation
  * is bounded (direct dispatches, plus database round trips and queue sends); where a bound stops it, the
- * resume key is saved and the next invocation goes on from there instead of starting over.
+ * resume key is saved and the next invocation goes on from there instead of starting over. A page that
+ * fails is read once more; one that fails twice stops the sweep the same way, so one failed round trip
+ * among hundreds neither loses the pages already done nor the subjects waiting for a send.
  */
 import type { Clock } from "../domain/clock";
 import type { MemoryAgents } from "./memory-agents-port";
@@ -16,6 +18,9 @@ import {
   worstCaseSends,
 } from "./sweep-fanout";
 import type { SweepSource } from "./sweep-source";
+
+/** Attempts at one page: a retry costs a round trip, a failed page no longer costs the rest of the sweep. */
+export const PAGE_ATTEMPTS = 2;
 
 /** Where an unfinished sweep resumes (null: from the beginning). */
 export interface SweepCursorStore {
@@ -51,6 +56,8 @@ export interface SweepReport {
   /** Subjects of sends that failed: the sweep stops and resumes before them next time. */
   enqueueFailed: number;
   pages: number;
+  /** Page reads that failed (each retried once; a page failing twice stops the sweep). */
+  pageFailures: number;
   roundTrips: number;
   /** Where this invocation started (a saved cursor), or null from the beginning. */
   resumedFrom: string | null;
@@ -66,6 +73,8 @@ export interface SweepDeps {
   queue: SweepQueue;
   cursor: SweepCursorStore;
   clock: Clock;
+  /** Told of every failed page read (the sweep goes on or stops by itself). */
+  pageFailed?: (error: unknown) => void;
 }
 
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
@@ -83,6 +92,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     sends: 0,
     enqueueFailed: 0,
     pages: 0,
+    pageFailures: 0,
     roundTrips: 0,
     resumedFrom: null,
     complete: false,
@@ -122,12 +132,34 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     return true;
   };
 
-  // Each page may need its own round trip, the sends for what it leaves pending, and the cursor save.
-  const pageReserve = 1 + worstCaseSends(options.pageSize, options.maxSubjectIdLength, options.fanOut) + 1;
+  /** The page after `from`, or null when both attempts failed. */
+  const readPage = async (from: string | null) => {
+    for (let attempt = 1; attempt <= PAGE_ATTEMPTS; attempt++) {
+      report.roundTrips++;
+      try {
+        // A retry after a read whose answer was lost is still right: the subjects it bumped are no longer
+        // stale (only the counts miss them), and the ones it would have dispatched are still there.
+        return await deps.store.sweepPage({
+          after: from,
+          staleBefore,
+          now: started,
+          limit: options.pageSize,
+        });
+      } catch (error) {
+        report.pageFailures++;
+        deps.pageFailed?.(error);
+      }
+    }
+    return null;
+  };
+
+  // Each page may need its round trips, the sends for what it leaves pending, and the cursor save.
+  const pageReserve =
+    PAGE_ATTEMPTS + worstCaseSends(options.pageSize, options.maxSubjectIdLength, options.fanOut) + 1;
   while (report.roundTrips + pageReserve + 1 <= options.maxRoundTrips) {
-    const page = await deps.store.sweepPage({ after, staleBefore, now: started, limit: options.pageSize });
+    const page = await readPage(after);
+    if (page === null) break;
     report.pages++;
-    report.roundTrips++;
     report.checked += page.checked;
     report.skipped += page.skipped;
     if (page.lastKey === null) {
