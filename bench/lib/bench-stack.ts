@@ -16,6 +16,8 @@ export async function startBenchStack(
   vars: Record<string, string> = {},
   /** The server to create the fresh database on (default BENCH_DATABASE_URL), e.g. through a wire tap. */
   adminUrl: string | undefined = process.env.BENCH_DATABASE_URL,
+  /** A wrangler configuration other than wrangler.toml. */
+  configPath?: string,
 ): Promise<Stack> {
   const databaseUrl = adminUrl
     ? await createFreshDatabase(adminUrl, `um_bench_${name.replace(/\W/g, "_")}`)
@@ -29,6 +31,7 @@ export async function startBenchStack(
     databaseUrl,
     vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...vars },
     persistTo,
+    configPath,
     onOutput: (chunk) => appendFileSync(logFile, chunk),
     log: (line) => console.error(`[bench] ${line}`),
   });

@@ -39,8 +39,10 @@ export async function runSweep(
       queue: services.sweepQueue,
       cursor: services.sweepCursor,
       clock: services.clock,
-      pageFailed: (error) =>
-        console.warn(JSON.stringify({ level: "warn", msg: "sweep_page_failed", ...errorLogFields(error) })),
+      roundTripFailed: (error) =>
+        console.warn(
+          JSON.stringify({ level: "warn", msg: "sweep_round_trip_failed", ...errorLogFields(error) }),
+        ),
     },
     {
       ttlMs: config.memory.ttlMs,

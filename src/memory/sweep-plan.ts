@@ -4,9 +4,10 @@
  * others are handed to their MemoryAgent with start times spread over a window: the first `maxDispatch`
  * directly, the rest through a queue whose consumer does the same (sweep-fanout.ts). Work per invocation
  * is bounded (direct dispatches, plus database round trips and queue sends); where a bound stops it, the
- * resume key is saved and the next invocation goes on from there instead of starting over. A page that
- * fails is read once more; one that fails twice stops the sweep the same way, so one failed round trip
- * among hundreds neither loses the pages already done nor the subjects waiting for a send.
+ * resume key is saved and the next invocation goes on from there instead of starting over. Every
+ * database round trip (cursor load, page, cursor save) is tried twice: a page that fails twice stops the
+ * sweep like a bound, so one bad round trip among hundreds neither loses the pages already done nor the
+ * subjects waiting for a send, and the report is returned (and logged) whatever failed.
  */
 import type { Clock } from "../domain/clock";
 import type { MemoryAgents } from "./memory-agents-port";
@@ -19,8 +20,8 @@ import {
 } from "./sweep-fanout";
 import type { SweepSource } from "./sweep-source";
 
-/** Attempts at one page: a retry costs a round trip, a failed page no longer costs the rest of the sweep. */
-export const PAGE_ATTEMPTS = 2;
+/** Attempts at one database round trip; each counts against the round-trip bound. */
+export const ROUND_TRIP_ATTEMPTS = 2;
 
 /** Where an unfinished sweep resumes (null: from the beginning). */
 export interface SweepCursorStore {
@@ -57,13 +58,15 @@ export interface SweepReport {
   enqueueFailed: number;
   pages: number;
   /** Page reads that failed (each retried once; a page failing twice stops the sweep). */
-  pageFailures: number;
+  failedRoundTrips: number;
   roundTrips: number;
   /** Where this invocation started (a saved cursor), or null from the beginning. */
   resumedFrom: string | null;
   /** False when a bound (or a failed send) stopped the sweep; `resumeAfter` is saved for the next one. */
   complete: boolean;
   resumeAfter: string | null;
+  /** False when `resumeAfter` should have been saved and could not be (or the cursor could not be read). */
+  cursorSaved: boolean;
   durationMs: number;
 }
 
@@ -73,8 +76,8 @@ export interface SweepDeps {
   queue: SweepQueue;
   cursor: SweepCursorStore;
   clock: Clock;
-  /** Told of every failed page read (the sweep goes on or stops by itself). */
-  pageFailed?: (error: unknown) => void;
+  /** Told of every failed database round trip (the sweep retries or stops by itself). */
+  roundTripFailed?: (error: unknown) => void;
 }
 
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
@@ -92,16 +95,40 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     sends: 0,
     enqueueFailed: 0,
     pages: 0,
-    pageFailures: 0,
+    failedRoundTrips: 0,
     roundTrips: 0,
     resumedFrom: null,
     complete: false,
     resumeAfter: null,
+    cursorSaved: true,
     durationMs: 0,
   };
+  const finish = () => {
+    report.durationMs = deps.clock.now().getTime() - started.getTime();
+    return report;
+  };
 
-  const resumedFrom = await deps.cursor.load();
-  report.roundTrips++;
+  /** A database round trip, tried ROUND_TRIP_ATTEMPTS times; null when every attempt failed. */
+  const roundTrip = async <T>(work: () => Promise<T>): Promise<{ value: T } | null> => {
+    for (let attempt = 1; attempt <= ROUND_TRIP_ATTEMPTS; attempt++) {
+      report.roundTrips++;
+      try {
+        return { value: await work() };
+      } catch (error) {
+        report.failedRoundTrips++;
+        deps.roundTripFailed?.(error);
+      }
+    }
+    return null;
+  };
+
+  const loaded = await roundTrip(() => deps.cursor.load());
+  if (loaded === null) {
+    // Nothing done, and where to resume is unknown: saving anything would overwrite it.
+    report.cursorSaved = false;
+    return finish();
+  }
+  const resumedFrom = loaded.value;
   report.resumedFrom = resumedFrom;
   let after = resumedFrom;
   /** Ids waiting for a send, and where to resume if that send fails (before the page the first came from). */
@@ -132,33 +159,20 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     return true;
   };
 
-  /** The page after `from`, or null when both attempts failed. */
-  const readPage = async (from: string | null) => {
-    for (let attempt = 1; attempt <= PAGE_ATTEMPTS; attempt++) {
-      report.roundTrips++;
-      try {
-        // A retry after a read whose answer was lost is still right: the subjects it bumped are no longer
-        // stale (only the counts miss them), and the ones it would have dispatched are still there.
-        return await deps.store.sweepPage({
-          after: from,
-          staleBefore,
-          now: started,
-          limit: options.pageSize,
-        });
-      } catch (error) {
-        report.pageFailures++;
-        deps.pageFailed?.(error);
-      }
-    }
-    return null;
-  };
-
-  // Each page may need its round trips, the sends for what it leaves pending, and the cursor save.
+  // Each page may need its attempts, the sends for what it leaves pending, and the save's attempts.
   const pageReserve =
-    PAGE_ATTEMPTS + worstCaseSends(options.pageSize, options.maxSubjectIdLength, options.fanOut) + 1;
+    ROUND_TRIP_ATTEMPTS +
+    worstCaseSends(options.pageSize, options.maxSubjectIdLength, options.fanOut) +
+    ROUND_TRIP_ATTEMPTS;
   while (report.roundTrips + pageReserve + 1 <= options.maxRoundTrips) {
-    const page = await readPage(after);
-    if (page === null) break;
+    // A retry after a read whose answer was lost is still right: the subjects that read bumped are no
+    // longer stale (only the counts miss them), and the ones it would have dispatched are still there.
+    const from = after;
+    const read = await roundTrip(() =>
+      deps.store.sweepPage({ after: from, staleBefore, now: started, limit: options.pageSize }),
+    );
+    if (read === null) break;
+    const page = read.value;
     report.pages++;
     report.checked += page.checked;
     report.skipped += page.skipped;
@@ -202,9 +216,8 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
 
   report.resumeAfter = report.complete ? null : after;
   if (report.resumeAfter !== resumedFrom) {
-    await deps.cursor.save(report.resumeAfter);
-    report.roundTrips++;
+    const resumeAfter = report.resumeAfter;
+    report.cursorSaved = (await roundTrip(() => deps.cursor.save(resumeAfter))) !== null;
   }
-  report.durationMs = deps.clock.now().getTime() - started.getTime();
-  return report;
+  return finish();
 }
