@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { RANK_CANDIDATES } from "../src/db/item-search";
 import { newUserId } from "./support/auth";
 import { call, ingest, item, json, warmUpWorker } from "./support/items";
 
@@ -25,6 +26,9 @@ const search = async (user: string, params: string) => {
   return json<Page>(res);
 };
 const ids = (page: Page) => page.items.map((h) => h.externalId);
+const UUID = "8d0f6a3e-2a1b-4c5d-9e8f-0a1b2c3d4e5f";
+const cursorOf = (value: object) =>
+  btoa(JSON.stringify(value)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 
 /** A small, realistic workspace: the payments migration thread is what a good search should surface. */
 const workspace = () => [
@@ -146,6 +150,9 @@ describe("GET /items search", () => {
       "d-offsite",
     ]);
     expect(ids(await search(user, "people=100%25"))).toEqual([]);
+    // The names are searched joined by newlines (for the index): a name spanning two of them is no match.
+    const across = encodeURIComponent("okafor <sam@acme.io>\npriya");
+    expect(ids(await search(user, `people=${across}`))).toEqual([]);
   });
 
   it("pages through ranked results with a cursor, without gaps or repeats", async () => {
@@ -172,6 +179,60 @@ describe("GET /items search", () => {
     } while (cursor && pages < 10);
     expect(pages).toBe(3);
     expect(seen).toEqual(everything);
+  });
+
+  it("ranks only the most recent matches of a broad query, and pages through all of them even when items arrive in between", async () => {
+    const user = newUserId();
+    const minute = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString();
+    const total = RANK_CANDIDATES + 20;
+    // Every item matches "ledger" alike, but the oldest is the best match and one recent one is better
+    // than the rest; ties are ordered newest first.
+    const items = Array.from({ length: total }, (_, i) =>
+      item({
+        externalId: `l-${i}`,
+        title: i === 0 ? "Ledger ledger ledger" : i === 300 ? "Ledger" : `Note ${i}`,
+        body: "Reconciled the ledger entries.",
+        occurredAt: minute(i),
+      }),
+    );
+    await ingest(user, items.slice(0, 500));
+    await ingest(user, items.slice(500));
+
+    const first = await search(user, "q=ledger&limit=100");
+    expect(ids(first)[0]).toBe("l-300");
+    expect(ids(first).slice(1, 4)).toEqual([`l-${total - 1}`, `l-${total - 2}`, `l-${total - 3}`]);
+    expect(ids(first)).not.toContain("l-0");
+
+    // A new match inside the window: it must not push the window's oldest candidate out.
+    await ingest(user, [
+      item({ externalId: "late", title: "Late note", body: "The ledger again.", occurredAt: minute(100.5) }),
+    ]);
+    const seen = [...ids(first)];
+    let cursor = first.nextCursor;
+    for (let pages = 1; cursor && pages < 20; pages++) {
+      const page: Page = await search(user, `q=ledger&limit=100&cursor=${cursor}`);
+      seen.push(...ids(page));
+      cursor = page.nextCursor;
+    }
+    const window = Array.from({ length: RANK_CANDIDATES }, (_, i) => `l-${total - 1 - i}`);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((id) => id !== "late").sort()).toEqual(window.sort());
+    expect(seen).toContain("late");
+  });
+
+  it("takes a long document's snippet from around its first match", async () => {
+    const user = newUserId();
+    const filler = "Routine status update without anything notable. ".repeat(600);
+    await ingest(user, [
+      item({
+        externalId: "long",
+        title: "Weekly notes",
+        body: `${filler}The quarterly roadmap review moved to Friday. ${filler}`,
+      }),
+    ]);
+    const page = await search(user, "q=roadmap");
+    expect(ids(page)).toEqual(["long"]);
+    expect(page.items[0]!.snippet).toMatch(/quarterly roadmap review moved to Friday/);
   });
 
   it("pages through unranked results with a cursor, and defaults to 20 a page", async () => {
@@ -203,6 +264,9 @@ describe("GET /items search", () => {
       "limit=ten",
       "cursor=not-a-cursor",
       `q=payments&cursor=${unranked}`,
+      // A ranked cursor whose floor is after its own row, and an unranked one with a floor.
+      `q=payments&cursor=${cursorOf({ r: 0.1, t: "2026-02-01T00:00:00Z", i: UUID, f: "2026-03-01T00:00:00Z" })}`,
+      `cursor=${cursorOf({ t: "2026-02-01T00:00:00Z", i: UUID, f: "2026-01-01T00:00:00Z" })}`,
       `q=${"x".repeat(501)}`,
     ]) {
       const res = await call(user, "GET", `/items?${params}`);

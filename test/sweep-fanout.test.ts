@@ -18,10 +18,13 @@ type SweepAgents = SweepDeps["agents"];
 
 class FakeStore implements SweepStore {
   readonly calls: (string | null)[] = [];
+  /** Calls numbered (from 1) here throw, as a database round trip past its deadline does. */
+  failing = new Set<number>();
   constructor(private readonly subjects: { id: string; changed: boolean }[]) {}
 
   async sweepPage({ after, limit }: { after: string | null; limit: number }): Promise<SweepPage> {
     this.calls.push(after);
+    if (this.failing.has(this.calls.length)) throw new Error("database_unavailable");
     const page = this.subjects.filter((s) => after === null || s.id > after).slice(0, limit);
     return {
       checked: page.length,
@@ -57,11 +60,16 @@ class FakeQueue {
 
 class FakeCursor implements SweepCursorStore {
   readonly saves: (string | null)[] = [];
+  /** How many of the next loads and saves throw. */
+  failLoads = 0;
+  failSaves = 0;
   constructor(public value: string | null = null) {}
   async load() {
+    if (this.failLoads-- > 0) throw new Error("database_unavailable");
     return this.value;
   }
   async save(after: string | null) {
+    if (this.failSaves-- > 0) throw new Error("database_unavailable");
     this.saves.push(after);
     this.value = after;
   }
@@ -136,9 +144,9 @@ describe("the sweep's fan-out through the queue", () => {
   it("stops within its round-trip bound, saves where to resume, and the next invocation goes on from there", async () => {
     const cursor = new FakeCursor();
     const first = world(70, cursor);
-    // A page is read only while its round trip, worstCaseSends(10 ids of 8 characters) = 2 sends, a final
-    // send and the save still fit: three pages here.
-    const bounded = options({ maxRoundTrips: 10 });
+    // A page is read only while its two attempts, worstCaseSends(10 ids of 8 characters) = 2 sends, a
+    // final send and the save's two attempts still fit: three pages here.
+    const bounded = options({ maxRoundTrips: 11 });
     const one = await sweep(first.deps, bounded);
     expect(one).toMatchObject({
       complete: false,
@@ -153,7 +161,7 @@ describe("the sweep's fan-out through the queue", () => {
     const two = await sweep(second.deps, bounded);
     expect(second.store.calls[0]).toBe(key(29));
     expect(two).toMatchObject({ resumedFrom: key(29), resumeAfter: key(59), complete: false });
-    expect(two.roundTrips).toBeLessThanOrEqual(10);
+    expect(two.roundTrips).toBeLessThanOrEqual(11);
 
     const third = world(70, cursor);
     const three = await sweep(third.deps, options());
@@ -170,6 +178,86 @@ describe("the sweep's fan-out through the queue", () => {
         .filter((s) => s.changed)
         .map((s) => s.id),
     );
+  });
+
+  it("reads a page that failed once more and goes on", async () => {
+    const w = world(25);
+    w.store.failing.add(2);
+    const failures: unknown[] = [];
+    const report = await sweep({ ...w.deps, roundTripFailed: (e) => failures.push(e) }, options());
+
+    expect(report).toMatchObject({ complete: true, pages: 3, failedRoundTrips: 1, checked: 25, skipped: 5 });
+    expect(w.store.calls).toEqual([null, key(9), key(9), key(19)]);
+    expect(failures).toHaveLength(1);
+    // Cursor load, four page reads, three sends.
+    expect(report.roundTrips).toBe(8);
+    const changed = subjects(25)
+      .filter((s) => s.changed)
+      .map((s) => s.id);
+    expect([...w.agents.requests.map((r) => r.subjectId), ...w.queue.ids()]).toEqual(changed);
+  });
+
+  it("stops at a page that fails twice, sends what it holds, saves its place, and the next invocation goes on", async () => {
+    const cursor = new FakeCursor();
+    const first = world(50, cursor);
+    first.store.failing = new Set([3, 4]);
+    const one = await sweep(first.deps, options());
+    expect(one).toMatchObject({
+      complete: false,
+      pages: 2,
+      failedRoundTrips: 2,
+      cursorSaved: true,
+      checked: 20,
+      resumedFrom: null,
+      resumeAfter: key(19),
+    });
+    expect(cursor.value).toBe(key(19));
+    // Everything of the two pages read was handed over: nothing waits in memory for a send.
+    const firstChanged = subjects(20)
+      .filter((s) => s.changed)
+      .map((s) => s.id);
+    expect([...first.agents.requests.map((r) => r.subjectId), ...first.queue.ids()]).toEqual(firstChanged);
+
+    const second = world(50, cursor);
+    const two = await sweep(second.deps, options());
+    expect(second.store.calls[0]).toBe(key(19));
+    expect(two).toMatchObject({ complete: true, resumedFrom: key(19), resumeAfter: null, checked: 30 });
+    expect(cursor.value).toBeNull();
+    const handed = [first, second].flatMap((w) => [
+      ...w.agents.requests.map((r) => r.subjectId),
+      ...w.queue.ids(),
+    ]);
+    expect(handed).toEqual(
+      subjects(50)
+        .filter((s) => s.changed)
+        .map((s) => s.id),
+    );
+  });
+
+  it("answers its report, saving nothing, when the cursor cannot be read twice", async () => {
+    const w = world(25, new FakeCursor(key(9)));
+    w.cursor.failLoads = 2;
+    const report = await sweep(w.deps, options());
+    expect(report).toMatchObject({ pages: 0, complete: false, cursorSaved: false, failedRoundTrips: 2 });
+    expect(report.roundTrips).toBe(2);
+    expect(w.store.calls).toEqual([]);
+    expect(w.cursor.saves).toEqual([]);
+    expect(w.cursor.value).toBe(key(9));
+  });
+
+  it("retries a failed save, and answers its report when the save fails twice", async () => {
+    const once = world(50);
+    once.store.failing = new Set([3, 4]);
+    once.cursor.failSaves = 1;
+    expect(await sweep(once.deps, options())).toMatchObject({ complete: false, cursorSaved: true });
+    expect(once.cursor.value).toBe(key(19));
+
+    const twice = world(50);
+    twice.store.failing = new Set([3, 4]);
+    twice.cursor.failSaves = 2;
+    const report = await sweep(twice.deps, options());
+    expect(report).toMatchObject({ complete: false, resumeAfter: key(19), cursorSaved: false });
+    expect(twice.cursor.value).toBeNull();
   });
 
   it("stops at a failed send and resumes before the subjects that send held", async () => {

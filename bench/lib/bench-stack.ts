@@ -2,7 +2,7 @@
  * A throwaway stack for one benchmark: a fresh database (on BENCH_DATABASE_URL's server, or an in-memory
  * PGlite), the Neon stand-in and `wrangler dev` on BENCH_PORT (8799). Wrangler's output goes to a log file.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../../scripts/lib/dev-secret";
@@ -11,19 +11,27 @@ import { type Stack, startStack } from "../../scripts/lib/stack";
 
 export const BENCH_SECRET = "bench-secret-0123456789-0123456789-0123456789";
 
-export async function startBenchStack(name: string, vars: Record<string, string> = {}): Promise<Stack> {
-  const adminUrl = process.env.BENCH_DATABASE_URL;
+export async function startBenchStack(
+  name: string,
+  vars: Record<string, string> = {},
+  /** The server to create the fresh database on (default BENCH_DATABASE_URL), e.g. through a wire tap. */
+  adminUrl: string | undefined = process.env.BENCH_DATABASE_URL,
+  /** A wrangler configuration other than wrangler.toml. */
+  configPath?: string,
+): Promise<Stack> {
   const databaseUrl = adminUrl
     ? await createFreshDatabase(adminUrl, `um_bench_${name.replace(/\W/g, "_")}`)
     : undefined;
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   const logFile = `${ROOT}bench/results/${name}-wrangler.log`;
   writeFileSync(logFile, "");
+  const persistTo = mkdtempSync(join(tmpdir(), `um-bench-${name}-`));
   const stack = await startStack({
     port: Number(process.env.BENCH_PORT ?? 8799),
     databaseUrl,
     vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...vars },
-    persistTo: mkdtempSync(join(tmpdir(), `um-bench-${name}-`)),
+    persistTo,
+    configPath,
     onOutput: (chunk) => appendFileSync(logFile, chunk),
     log: (line) => console.error(`[bench] ${line}`),
   });
@@ -31,6 +39,8 @@ export async function startBenchStack(name: string, vars: Record<string, string>
     ...stack,
     close: async () => {
       await stack.close();
+      // Durable Object state: about 60 KB an object, so a sweep benchmark leaves gigabytes otherwise.
+      rmSync(persistTo, { recursive: true, force: true });
       if (adminUrl && databaseUrl) await dropDatabase(adminUrl, databaseUrl);
     },
   };

@@ -1,6 +1,7 @@
 /** The embedded default database: PGlite (Postgres in WASM) served over the wire protocol on a TCP port. */
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { lockDataDir } from "./data-dir-lock";
 
@@ -23,12 +24,14 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
-  const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}).catch(
-    (err: unknown) => {
-      lock?.release();
-      throw err;
-    },
-  );
+  // pg_trgm backs the search's people filter (drizzle/0006).
+  const extensions = { pg_trgm };
+  const db = await PGlite.create(
+    options.dataDir ? { dataDir: options.dataDir, extensions } : { extensions },
+  ).catch((err: unknown) => {
+    lock?.release();
+    throw err;
+  });
   const server = new PGLiteSocketServer({
     db,
     host: "127.0.0.1",

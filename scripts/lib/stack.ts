@@ -19,6 +19,8 @@ export interface StackOptions {
   useDevVars?: boolean;
   /** Where wrangler keeps Durable Object state (default .wrangler/state); benchmarks use a fresh folder. */
   persistTo?: string;
+  /** Another wrangler configuration than wrangler.toml (a benchmark's variant of it). */
+  configPath?: string;
   /** Where wrangler's output goes; defaults to this process's stdout/stderr. */
   onOutput?: (chunk: string) => void;
   log?: (line: string) => void;
@@ -76,7 +78,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         throw new Error(`${err.message} (fix .dev.vars; see .dev.vars.example)`);
       throw err;
     }
-    const wrangler = spawnWrangler(options.port, options.persistTo, {
+    const wrangler = spawnWrangler(options.port, options.persistTo, options.configPath, {
       ...options.vars,
       ...pick(vars, ["DATABASE_URL", "NEON_LOCAL_ENDPOINT", "AUTH_JWT_SECRET"]),
     });
@@ -99,10 +101,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 function spawnWrangler(
   port: number,
   persistTo: string | undefined,
+  configPath: string | undefined,
   vars: Record<string, string>,
 ): ChildProcess {
   const args = ["dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", String(port)];
   if (persistTo) args.push("--persist-to", persistTo);
+  if (configPath) args.push("--config", configPath);
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
   // Its own process group, so closing kills wrangler and the workerd it started.
   return spawn(`${ROOT}node_modules/.bin/wrangler`, args, {

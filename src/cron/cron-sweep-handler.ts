@@ -1,5 +1,6 @@
 /** The Cron Trigger's handler: one bounded sweep, reported as one structured log line. */
 import { buildServices } from "../composition";
+import { errorLogFields } from "../db/database-errors";
 import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
 import type { Env } from "../env";
 import type { FanOutLimits } from "../memory/sweep-fanout";
@@ -38,6 +39,10 @@ export async function runSweep(
       queue: services.sweepQueue,
       cursor: services.sweepCursor,
       clock: services.clock,
+      roundTripFailed: (error) =>
+        console.warn(
+          JSON.stringify({ level: "warn", msg: "sweep_round_trip_failed", ...errorLogFields(error) }),
+        ),
     },
     {
       ttlMs: config.memory.ttlMs,

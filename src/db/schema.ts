@@ -53,8 +53,18 @@ export const items = pgTable(
   (t) => [
     uniqueIndex("items_owner_source_external_key").on(t.ownerId, t.source, t.externalId),
     index("items_owner_occurred_idx").on(t.ownerId, t.occurredAt.desc()),
+    /**
+     * Newest-first listings and the recent candidates of a ranked search walk this backwards: the access
+     * rule is an OR (owner, or shared with the viewer or their teams), which no per-owner index can order.
+     */
+    index("items_occurred_id_idx").on(t.occurredAt, t.id),
     index("items_shared_with_idx").using("gin", t.sharedWith),
     index("items_search_idx").using("gin", t.search),
+    /** The people filter (substring of the author or a participant): trigrams of the joined names. */
+    index("items_people_trgm_idx").using(
+      "gin",
+      sql`items_people(${t.author}, ${t.participants}) gin_trgm_ops`,
+    ),
     check(
       "items_kind_check",
       sql`${t.kind} in ('email','message','task','doc','call','event','file','pull_request','contact','note')`,

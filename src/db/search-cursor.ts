@@ -9,10 +9,17 @@ export interface SearchCursor {
   rank?: number;
   occurredAt: Date;
   id: string;
+  /** Ranked searches: the oldest candidate the first page ranked; later pages rank every match since. */
+  floor?: Date;
 }
 
 export function encodeCursor(cursor: SearchCursor): string {
-  const json = JSON.stringify({ r: cursor.rank, t: cursor.occurredAt.toISOString(), i: cursor.id });
+  const json = JSON.stringify({
+    r: cursor.rank,
+    t: cursor.occurredAt.toISOString(),
+    i: cursor.id,
+    f: cursor.floor?.toISOString(),
+  });
   return toBase64Url(json);
 }
 
@@ -25,12 +32,22 @@ export function decodeCursor(text: string, ranked: boolean): SearchCursor {
   } catch {
     throw invalid();
   }
-  const { r, t, i } = (parsed ?? {}) as { r?: unknown; t?: unknown; i?: unknown };
-  const occurredAt = typeof t === "string" ? new Date(t) : new Date(Number.NaN);
+  const { r, t, i, f } = (parsed ?? {}) as { r?: unknown; t?: unknown; i?: unknown; f?: unknown };
+  const occurredAt = instant(t);
   if (!isStorableInstant(occurredAt) || typeof i !== "string" || !isUuid(i)) throw invalid();
   if (ranked !== isRank(r)) throw invalid();
-  return ranked ? { rank: r as number, occurredAt, id: i } : { occurredAt, id: i };
+  if (!ranked) {
+    if (f !== undefined) throw invalid();
+    return { occurredAt, id: i };
+  }
+  if (f === undefined) return { rank: r as number, occurredAt, id: i };
+  const floor = instant(f);
+  if (!isStorableInstant(floor) || floor > occurredAt) throw invalid();
+  return { rank: r as number, occurredAt, id: i, floor };
 }
+
+const instant = (value: unknown): Date =>
+  typeof value === "string" ? new Date(value) : new Date(Number.NaN);
 
 /** A value ts_rank_cd can produce and Postgres' `real` can hold (no overflow, no underflow). */
 const isRank = (r: unknown): r is number => typeof r === "number" && (r === 0 || (r >= 1e-30 && r <= 1e30));

@@ -4,7 +4,10 @@
  * others are handed to their MemoryAgent with start times spread over a window: the first `maxDispatch`
  * directly, the rest through a queue whose consumer does the same (sweep-fanout.ts). Work per invocation
  * is bounded (direct dispatches, plus database round trips and queue sends); where a bound stops it, the
- * resume key is saved and the next invocation goes on from there instead of starting over.
+ * resume key is saved and the next invocation goes on from there instead of starting over. Every
+ * database round trip (cursor load, page, cursor save) is tried twice: a page that fails twice stops the
+ * sweep like a bound, so one bad round trip among hundreds neither loses the pages already done nor the
+ * subjects waiting for a send, and the report is returned (and logged) whatever failed.
  */
 import type { Clock } from "../domain/clock";
 import type { MemoryAgents } from "./memory-agents-port";
@@ -16,6 +19,9 @@ import {
   worstCaseSends,
 } from "./sweep-fanout";
 import type { SweepSource } from "./sweep-source";
+
+/** Attempts at one database round trip; each counts against the round-trip bound. */
+export const ROUND_TRIP_ATTEMPTS = 2;
 
 /** Where an unfinished sweep resumes (null: from the beginning). */
 export interface SweepCursorStore {
@@ -51,12 +57,16 @@ export interface SweepReport {
   /** Subjects of sends that failed: the sweep stops and resumes before them next time. */
   enqueueFailed: number;
   pages: number;
+  /** Page reads that failed (each retried once; a page failing twice stops the sweep). */
+  failedRoundTrips: number;
   roundTrips: number;
   /** Where this invocation started (a saved cursor), or null from the beginning. */
   resumedFrom: string | null;
   /** False when a bound (or a failed send) stopped the sweep; `resumeAfter` is saved for the next one. */
   complete: boolean;
   resumeAfter: string | null;
+  /** False when `resumeAfter` should have been saved and could not be (or the cursor could not be read). */
+  cursorSaved: boolean;
   durationMs: number;
 }
 
@@ -66,6 +76,8 @@ export interface SweepDeps {
   queue: SweepQueue;
   cursor: SweepCursorStore;
   clock: Clock;
+  /** Told of every failed database round trip (the sweep retries or stops by itself). */
+  roundTripFailed?: (error: unknown) => void;
 }
 
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
@@ -83,15 +95,40 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     sends: 0,
     enqueueFailed: 0,
     pages: 0,
+    failedRoundTrips: 0,
     roundTrips: 0,
     resumedFrom: null,
     complete: false,
     resumeAfter: null,
+    cursorSaved: true,
     durationMs: 0,
   };
+  const finish = () => {
+    report.durationMs = deps.clock.now().getTime() - started.getTime();
+    return report;
+  };
 
-  const resumedFrom = await deps.cursor.load();
-  report.roundTrips++;
+  /** A database round trip, tried ROUND_TRIP_ATTEMPTS times; null when every attempt failed. */
+  const roundTrip = async <T>(work: () => Promise<T>): Promise<{ value: T } | null> => {
+    for (let attempt = 1; attempt <= ROUND_TRIP_ATTEMPTS; attempt++) {
+      report.roundTrips++;
+      try {
+        return { value: await work() };
+      } catch (error) {
+        report.failedRoundTrips++;
+        deps.roundTripFailed?.(error);
+      }
+    }
+    return null;
+  };
+
+  const loaded = await roundTrip(() => deps.cursor.load());
+  if (loaded === null) {
+    // Nothing done, and where to resume is unknown: saving anything would overwrite it.
+    report.cursorSaved = false;
+    return finish();
+  }
+  const resumedFrom = loaded.value;
   report.resumedFrom = resumedFrom;
   let after = resumedFrom;
   /** Ids waiting for a send, and where to resume if that send fails (before the page the first came from). */
@@ -122,12 +159,21 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     return true;
   };
 
-  // Each page may need its own round trip, the sends for what it leaves pending, and the cursor save.
-  const pageReserve = 1 + worstCaseSends(options.pageSize, options.maxSubjectIdLength, options.fanOut) + 1;
+  // Each page may need its attempts, the sends for what it leaves pending, and the save's attempts.
+  const pageReserve =
+    ROUND_TRIP_ATTEMPTS +
+    worstCaseSends(options.pageSize, options.maxSubjectIdLength, options.fanOut) +
+    ROUND_TRIP_ATTEMPTS;
   while (report.roundTrips + pageReserve + 1 <= options.maxRoundTrips) {
-    const page = await deps.store.sweepPage({ after, staleBefore, now: started, limit: options.pageSize });
+    // A retry after a read whose answer was lost is still right: the subjects that read bumped are no
+    // longer stale (only the counts miss them), and the ones it would have dispatched are still there.
+    const from = after;
+    const read = await roundTrip(() =>
+      deps.store.sweepPage({ after: from, staleBefore, now: started, limit: options.pageSize }),
+    );
+    if (read === null) break;
+    const page = read.value;
     report.pages++;
-    report.roundTrips++;
     report.checked += page.checked;
     report.skipped += page.skipped;
     if (page.lastKey === null) {
@@ -170,9 +216,8 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
 
   report.resumeAfter = report.complete ? null : after;
   if (report.resumeAfter !== resumedFrom) {
-    await deps.cursor.save(report.resumeAfter);
-    report.roundTrips++;
+    const resumeAfter = report.resumeAfter;
+    report.cursorSaved = (await roundTrip(() => deps.cursor.save(resumeAfter))) !== null;
   }
-  report.durationMs = deps.clock.now().getTime() - started.getTime();
-  return report;
+  return finish();
 }

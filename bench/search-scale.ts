@@ -1,0 +1,412 @@
+/**
+ * Search over 100,000 items of one user, per query shape, through `wrangler dev` on PostgreSQL:
+ *   npm run bench:search-scale        (BENCH_DATABASE_URL defaults to postgres://postgres@127.0.0.1:5432/postgres)
+ * 1. Ingests ITEMS synthetic items (bench/lib/synthetic-workspace.ts) of one user through POST /items in
+ *    batches of 500, INGEST_CONCURRENCY in flight, source by source and oldest first as connector
+ *    backfills arrive; plus a colleague's 2,000 items, half of them shared with the user. Items/s overall
+ *    and over the last 10% (the table near 100,000 rows). Then VACUUM ANALYZE, as autovacuum would.
+ * 2. Picks query words and people by how many items they match (measured, not assumed).
+ * 3. Without the indexes of drizzle/0007 (dropped), then with them (rebuilt from the migration's own
+ *    statements): SAMPLES requests per shape at 1 connection, p50/p99/max; EXPLAIN (ANALYZE, BUFFERS) of
+ *    each shape's representative statement, captured on the wire as the worker sent it, into
+ *    bench/results/search-scale-plans.txt; with the indexes also under the access rule of issue 11
+ *    (teams), rewritten by hand, since that rule is not in the code yet.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import pg from "pg";
+import { ROOT } from "../scripts/lib/dev-secret";
+import { signDevToken } from "../scripts/lib/token";
+import { postItems } from "../scripts/load-demo";
+import { BENCH_SECRET, startBenchStack } from "./lib/bench-stack";
+import { runLoad } from "./lib/load";
+import { type Statement, startWireTap } from "./lib/pg-wire-tap";
+import { summarize } from "./lib/stats";
+import { syntheticWorkspace } from "./lib/synthetic-workspace";
+
+const ITEMS = Number(process.env.ITEMS ?? 100_000);
+const SAMPLES = Number(process.env.SAMPLES ?? 300);
+const INGEST_CONCURRENCY = Number(process.env.INGEST_CONCURRENCY ?? 4);
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const USER = "bench-user";
+const PEER = "bench-peer";
+const PEER_ITEMS = 2000;
+const BATCH = 500;
+const ANCHOR = Date.parse("2026-11-30T00:00:00Z");
+const DAY = 24 * 3600_000;
+const PLANS_FILE = `${ROOT}bench/results/search-scale-plans.txt`;
+const RESULT_FILE = `${ROOT}bench/results/search-scale.json`;
+const NEW_INDEXES = ["items_occurred_id_idx", "items_people_trgm_idx"];
+/** Shares of the user's items a query word should match (nearest found). */
+const WORD_TARGETS = [0.25, 0.12, 0.06, 0.03, 0.01, 0.003, 0.001, 0.0003];
+const PERSON_RANKS = [0, 1, 5, 20, 100, 300, 1000, 1999];
+
+const tap = await startWireTap(ADMIN_URL);
+const stack = await startBenchStack("search-scale", {}, tap.url);
+const direct = new URL(stack.databaseUrl);
+const target = new URL(ADMIN_URL);
+direct.hostname = target.hostname;
+direct.port = target.port;
+const db = new pg.Client({ connectionString: direct.toString() });
+await db.connect();
+const token = signDevToken(BENCH_SECRET, USER);
+const ws = syntheticWorkspace({ anchor: ANCHOR });
+const plans: string[] = [`search-scale plans, ${new Date().toISOString()}, ${ITEMS} items of ${USER}`];
+
+try {
+  // 1. Ingest.
+  const ingest = await ingestAll();
+  const peer = syntheticWorkspace({ anchor: ANCHOR, seed: 99 });
+  for (let i = 0; i < PEER_ITEMS; i += BATCH) {
+    const items = Array.from({ length: Math.min(BATCH, PEER_ITEMS - i) }, (_, j) => {
+      const item = peer.item(i + j);
+      return (i + j) % 2 === 0 ? { ...item, sharedWith: [USER] } : item;
+    });
+    await postItems({ url: stack.url, secret: BENCH_SECRET, userId: PEER, items });
+  }
+  const tVacuum = performance.now();
+  await db.query("vacuum analyze items");
+  const vacuumMs = Math.round(performance.now() - tVacuum);
+
+  // 2. Queries chosen by what they match.
+  const words = await pickWords();
+  const people = await pickPeople();
+  const shapes = buildShapes(words, people);
+
+  // 3. Without, then with the new indexes.
+  const createStatements = migrationIndexStatements();
+  for (const name of NEW_INDEXES) await db.query(`drop index if exists ${name}`);
+  await db.query("analyze items");
+  const before = await measure("without the drizzle/0007 indexes", shapes);
+  const tIndex = performance.now();
+  for (const statement of createStatements) await db.query(statement);
+  const indexBuildMs = Math.round(performance.now() - tIndex);
+  await db.query("analyze items");
+  const after = await measure("with the drizzle/0007 indexes", shapes);
+  await teamsRulePlans(shapes);
+
+  const sizes = (
+    await db.query(
+      `select relname as name, pg_size_pretty(pg_relation_size(oid)) as size from pg_class
+       where relname in ('items', 'items_search_idx', 'items_occurred_id_idx', 'items_people_trgm_idx',
+                         'items_owner_occurred_idx', 'items_shared_with_idx') order by relname`,
+    )
+  ).rows;
+  const result = {
+    bench: "search-scale",
+    backend: "postgres",
+    items: { [USER]: ITEMS, [PEER]: PEER_ITEMS, sharedWithUser: PEER_ITEMS / 2 },
+    ingest,
+    vacuumAnalyzeMs: vacuumMs,
+    indexBuildMs,
+    sizes,
+    words,
+    people,
+    samplesPerShape: SAMPLES,
+    shapes: Object.fromEntries(shapes.map((s) => [s.name, { before: before[s.name], after: after[s.name] }])),
+    plansFile: PLANS_FILE,
+  };
+  writeFileSync(PLANS_FILE, `${plans.join("\n\n")}\n`);
+  writeFileSync(RESULT_FILE, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(result, null, 2));
+  console.log("\nshape                 before p50 / p99 / max     after p50 / p99 / max   (ms)");
+  for (const s of shapes) {
+    const b = before[s.name]!;
+    const a = after[s.name]!;
+    console.log(
+      `${s.name.padEnd(20)} ${fmt(b.median)} / ${fmt(b.p99)} / ${fmt(b.max)}    ${fmt(a.median)} / ${fmt(a.p99)} / ${fmt(a.max)}`,
+    );
+  }
+} finally {
+  await db.end();
+  await stack.close();
+  await tap.close();
+}
+
+interface Shape {
+  name: string;
+  /** Query strings without limit (20, the default, is added); a page shape's carry a cursor. */
+  queries: string[];
+  /** Collects cursors for the page shapes before timing (pages 2-5 of each listed query). */
+  pages?: string[];
+  /** The query whose statement is explained. */
+  explain: string;
+}
+
+async function ingestAll() {
+  // Source by source, each oldest first: how connector backfills arrive.
+  const order = Array.from({ length: ITEMS }, (_, i) => {
+    const item = ws.item(i);
+    return { i, source: item.source, at: item.occurredAt };
+  }).sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.at < b.at ? -1 : 1));
+  const batches: number[][] = [];
+  for (let i = 0; i < order.length; i += BATCH) batches.push(order.slice(i, i + BATCH).map((o) => o.i));
+  const doneAt: number[] = new Array(batches.length);
+  const statuses: Record<string, number> = {};
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < batches.length) {
+      const b = next++;
+      const answer = await postItems({
+        url: stack.url,
+        secret: BENCH_SECRET,
+        userId: USER,
+        items: batches[b]!.map((i) => ws.item(i)),
+      });
+      // A batch retried after a 503 (postItems retries) may already have been committed: unchanged then.
+      for (const it of answer.items) statuses[it.status] = (statuses[it.status] ?? 0) + 1;
+      doneAt[b] = performance.now();
+    }
+  };
+  await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, worker));
+  const totalMs = performance.now() - t0;
+  const lastTenth = Math.max(1, Math.floor(batches.length / 10));
+  const tailStart = doneAt[batches.length - lastTenth - 1] ?? t0;
+  const tailMs = (doneAt[batches.length - 1] ?? t0) - tailStart;
+  const tailItems = batches.slice(-lastTenth).reduce((n, b) => n + b.length, 0);
+  return {
+    mode: "POST /items",
+    batchSize: BATCH,
+    concurrency: INGEST_CONCURRENCY,
+    items: ITEMS,
+    seconds: Math.round(totalMs / 100) / 10,
+    itemsPerSecond: Math.round((ITEMS / totalMs) * 1000),
+    lastTenthItemsPerSecond: Math.round((tailItems / tailMs) * 1000),
+    statuses,
+  };
+}
+
+async function pickWords(): Promise<{ word: string; matches: number; share: number }[]> {
+  const ranks = [
+    ...Array.from({ length: 60 }, (_, i) => 20 + i * 8),
+    ...[600, 800, 1000, 1500, 2000, 3000, 5000, 8000, 12000, 20000, 28000],
+  ].filter((r) => r < ws.vocabularySize);
+  const measured: { word: string; matches: number; share: number }[] = [];
+  for (const rank of ranks) {
+    const word = ws.word(rank);
+    const { rows } = await db.query(
+      `select count(*)::int as n from items where owner_id = $1 and search @@ websearch_to_tsquery('english', $2)`,
+      [USER, word],
+    );
+    const matches = rows[0].n as number;
+    if (matches > 0) measured.push({ word, matches, share: matches / ITEMS });
+  }
+  return WORD_TARGETS.map((share) => {
+    const best = measured.reduce((a, b) =>
+      Math.abs(Math.log(b.share / share)) < Math.abs(Math.log(a.share / share)) ? b : a,
+    );
+    return { ...best, share: Math.round(best.share * 10000) / 10000 };
+  });
+}
+
+async function pickPeople(): Promise<{ person: string; matches: number }[]> {
+  const names = PERSON_RANKS.map((r) => ws.person(r).name.toLowerCase());
+  const last = ws.person(50).name.split(" ")[1]!.toLowerCase();
+  const domain = ws.person(3).email.split("@")[1]!;
+  const out: { person: string; matches: number }[] = [];
+  for (const person of [...names, last, domain]) {
+    const { rows } = await db.query(
+      `select count(*)::int as n from items where owner_id = $1
+         and (author ilike $2 or exists (select 1 from unnest(participants) p(name) where p.name ilike $2))`,
+      [USER, `%${person}%`],
+    );
+    out.push({ person, matches: rows[0].n as number });
+  }
+  return out;
+}
+
+function buildShapes(words: { word: string }[], people: { person: string }[]): Shape[] {
+  const w = words.map((x) => x.word);
+  const p = people.map((x) => encodeURIComponent(x.person));
+  const q = (text: string) => `q=${encodeURIComponent(text)}`;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const window = (endDaysAgo: number, days: number) =>
+    `since=${iso(ANCHOR - (endDaysAgo + days) * DAY)}&until=${iso(ANCHOR - endDaysAgo * DAY)}`;
+  const windows = [
+    window(0, 1),
+    window(3, 7),
+    window(30, 30),
+    window(200, 30),
+    window(700, 30),
+    window(100, 90),
+    window(0, 365),
+    window(400, 365),
+    `since=${iso(ANCHOR - 30 * DAY)}`,
+    `until=${iso(ANCHOR - 730 * DAY)}`,
+  ];
+  const [w25, w12, w6, w3, w1, w03, w01] = w;
+  return [
+    {
+      // What the stack costs around a query that finds nothing: the floor under every other shape.
+      name: "no match (floor)",
+      queries: [q("xyzzyplugh"), q("qwertzuiop"), "people=nobody-at-all"],
+      explain: q("xyzzyplugh"),
+    },
+    {
+      name: "text",
+      queries: [
+        ...w.map(q),
+        q(`${w12} ${w3}`),
+        q(`${w6} ${w1}`),
+        q(`"${w25} ${w12}"`),
+        q(`${w03} or ${w01}`),
+        q(`${w12} -${w6}`),
+      ],
+      explain: q(w25!),
+    },
+    {
+      name: "text+kind",
+      queries: [w12, w3, w03].flatMap((x) =>
+        ["kind=email", "kind=doc", "kind=task,note"].map((k) => `${q(x!)}&${k}`),
+      ),
+      explain: `${q(w12!)}&kind=email`,
+    },
+    {
+      name: "text+people",
+      queries: [w12, w3, w03].flatMap((x) => [p[0], p[3], p[6]].map((person) => `${q(x!)}&people=${person}`)),
+      explain: `${q(w12!)}&people=${p[3]}`,
+    },
+    {
+      name: "people",
+      queries: [...p.map((person) => `people=${person}`), `people=${p[2]},${p[6]}`],
+      explain: `people=${p[6]}`,
+    },
+    { name: "date window", queries: windows, explain: windows[3]! },
+    {
+      name: "text+date window",
+      queries: [w25, w3, w03].flatMap((x) => [windows[2], windows[6]].map((d) => `${q(x!)}&${d}`)),
+      explain: `${q(w25!)}&${windows[2]}`,
+    },
+    {
+      name: "kind",
+      queries: ["kind=email", "kind=contact", "kind=pull_request,file", `kind=doc&${windows[7]}`],
+      explain: "kind=contact",
+    },
+    {
+      name: "page (ranked)",
+      queries: [],
+      pages: [q(w25!), q(w6!), q(w1!), `${q(w3!)}&people=${p[0]}`],
+      explain: q(w25!),
+    },
+    {
+      name: "page (newest first)",
+      queries: [],
+      pages: ["", `people=${p[3]}`, "kind=contact", windows[6]!],
+      explain: "",
+    },
+  ];
+}
+
+async function measure(label: string, shapes: Shape[]) {
+  const out: Record<
+    string,
+    ReturnType<typeof summarize> & { queries: number; statuses: Record<number, number> }
+  > = {};
+  plans.push(`==================== ${label} ====================`);
+  for (const shape of shapes) {
+    const queries = shape.pages ? await pageQueries(shape.pages) : shape.queries;
+    for (const query of queries) await (await search(query)).arrayBuffer(); // warm-up
+    const load = await runLoad({
+      total: SAMPLES,
+      concurrency: 1,
+      request: (i) => search(queries[i % queries.length]!),
+    });
+    out[shape.name] = { ...summarize(load.latenciesMs), queries: queries.length, statuses: load.statuses };
+    const explained = shape.pages ? queries[queries.length > 1 ? 1 : 0]! : shape.explain;
+    plans.push(await explain(`${shape.name}: GET /items?${explained}`, explained));
+  }
+  return out;
+}
+
+/** Cursor queries of pages 2-5 of each listed query. */
+async function pageQueries(firstPages: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const first of firstPages) {
+    let cursor: string | null = null;
+    for (let page = 1; page <= 4; page++) {
+      const res = await search(cursor ? `${first}&cursor=${cursor}` : first);
+      const body = (await res.json()) as { nextCursor: string | null };
+      cursor = body.nextCursor;
+      if (!cursor) break;
+      out.push(`${first}&cursor=${cursor}`);
+    }
+  }
+  return out;
+}
+
+function search(query: string): Promise<Response> {
+  return fetch(`${stack.url}/items?${query}${query ? "&" : ""}limit=20`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
+/** The search statement the worker sends for `query`, captured on the wire. */
+async function captureStatement(query: string): Promise<Statement> {
+  tap.startCapture();
+  const res = await search(query);
+  await res.arrayBuffer();
+  const statements = tap.stopCapture();
+  const found = statements.find((s) => /^select "id", "kind"/.test(s.query));
+  if (res.status !== 200 || !found) throw new Error(`no search statement for ${query} (${res.status})`);
+  return found;
+}
+
+async function explain(title: string, query: string, rewrite?: (sql: string) => string): Promise<string> {
+  const statement = await captureStatement(query);
+  const sqlText = rewrite ? rewrite(statement.query) : statement.query;
+  const { rows } = await db.query(`explain (analyze, buffers) ${sqlText}`, statement.params);
+  const plan = rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
+  return `---- ${title}\n${sqlText}\n-- parameters: ${JSON.stringify(statement.params)}\n${plan}`;
+}
+
+/**
+ * Issue 11's access rule (the viewer, or a team they belong to, is in shared_with), not in the code yet:
+ * a team_members table like the one it adds, the user in three teams among 5,000 memberships, 500 of the
+ * colleague's items shared with one of those teams; each main shape's statement rewritten by hand.
+ */
+async function teamsRulePlans(shapes: Shape[]): Promise<void> {
+  await db.query(`create table if not exists team_members (team_key text not null, member_key text not null,
+                    primary key (team_key, member_key))`);
+  await db.query("create index if not exists team_members_member_idx on team_members (member_key)");
+  await db.query(
+    `insert into team_members
+                  select 'team-' || (g % 500), 'member-' || g from generate_series(1, 5000) g
+                  union all select t, $1 from unnest(array['team-1', 'team-2', 'team-3']) t
+                  on conflict do nothing`,
+    [USER],
+  );
+  await db.query(
+    `update items set shared_with = shared_with || array['team-1'] where id in (
+       select id from items where owner_id = $1 and not shared_with @> array[$2] order by id limit 500)`,
+    [PEER, USER],
+  );
+  await db.query("analyze items; analyze team_members");
+  const rule = (sqlText: string) => {
+    const rewritten = sqlText.replace(
+      /\("items"\."owner_id" = \$(\d+) or "items"\."shared_with" @> \$(\d+)\)/,
+      `("items"."owner_id" = $$$1 or "items"."shared_with" && ($$$2::text[] || array(select team_key from team_members where member_key = $$$1)))`,
+    );
+    if (rewritten === sqlText) throw new Error("the access rule was not found in the statement");
+    return rewritten;
+  };
+  plans.push(
+    "==================== issue 11's access rule (teams), simulated, with the indexes ====================",
+  );
+  for (const shape of shapes.filter((s) => !s.pages)) {
+    plans.push(await explain(`${shape.name} (teams rule): GET /items?${shape.explain}`, shape.explain, rule));
+  }
+}
+
+function migrationIndexStatements(): string[] {
+  const file = readFileSync(`${ROOT}drizzle/0007_search_scale_indexes.sql`, "utf8");
+  const statements = file
+    .split("--> statement-breakpoint")
+    .map((s) => s.trim())
+    .filter((s) => /^CREATE INDEX/i.test(s));
+  if (statements.length !== NEW_INDEXES.length) throw new Error("drizzle/0007 changed: update NEW_INDEXES");
+  return statements;
+}
+
+function fmt(ms: number): string {
+  return ms.toFixed(1).padStart(7);
+}
