@@ -9,8 +9,7 @@
  * 3. Without the indexes of drizzle/0007 (dropped), then with them (rebuilt from the migration's own
  *    statements): SAMPLES requests per shape at 1 connection, p50/p99/max; EXPLAIN (ANALYZE, BUFFERS) of
  *    each shape's representative statement, captured on the wire as the worker sent it, into
- *    bench/results/search-scale-plans.txt; with the indexes also under the access rule of issue 11
- *    (teams), rewritten by hand, since that rule is not in the code yet.
+ *    bench/results/search-scale-plans.txt.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import pg from "pg";
@@ -82,7 +81,6 @@ try {
   const indexBuildMs = Math.round(performance.now() - tIndex);
   await db.query("analyze items");
   const after = await measure("with the drizzle/0007 indexes", shapes);
-  await teamsRulePlans(shapes);
 
   const sizes = (
     await db.query(
@@ -351,50 +349,12 @@ async function captureStatement(query: string): Promise<Statement> {
   return found;
 }
 
-async function explain(title: string, query: string, rewrite?: (sql: string) => string): Promise<string> {
+async function explain(title: string, query: string): Promise<string> {
   const statement = await captureStatement(query);
-  const sqlText = rewrite ? rewrite(statement.query) : statement.query;
+  const sqlText = statement.query;
   const { rows } = await db.query(`explain (analyze, buffers) ${sqlText}`, statement.params);
   const plan = rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
   return `---- ${title}\n${sqlText}\n-- parameters: ${JSON.stringify(statement.params)}\n${plan}`;
-}
-
-/**
- * Issue 11's access rule (the viewer, or a team they belong to, is in shared_with), not in the code yet:
- * a team_members table like the one it adds, the user in three teams among 5,000 memberships, 500 of the
- * colleague's items shared with one of those teams; each main shape's statement rewritten by hand.
- */
-async function teamsRulePlans(shapes: Shape[]): Promise<void> {
-  await db.query(`create table if not exists team_members (team_key text not null, member_key text not null,
-                    primary key (team_key, member_key))`);
-  await db.query("create index if not exists team_members_member_idx on team_members (member_key)");
-  await db.query(
-    `insert into team_members
-                  select 'team-' || (g % 500), 'member-' || g from generate_series(1, 5000) g
-                  union all select t, $1 from unnest(array['team-1', 'team-2', 'team-3']) t
-                  on conflict do nothing`,
-    [USER],
-  );
-  await db.query(
-    `update items set shared_with = shared_with || array['team-1'] where id in (
-       select id from items where owner_id = $1 and not shared_with @> array[$2] order by id limit 500)`,
-    [PEER, USER],
-  );
-  await db.query("analyze items; analyze team_members");
-  const rule = (sqlText: string) => {
-    const rewritten = sqlText.replace(
-      /\("items"\."owner_id" = \$(\d+) or "items"\."shared_with" @> \$(\d+)\)/,
-      `("items"."owner_id" = $$$1 or "items"."shared_with" && ($$$2::text[] || array(select team_key from team_members where member_key = $$$1)))`,
-    );
-    if (rewritten === sqlText) throw new Error("the access rule was not found in the statement");
-    return rewritten;
-  };
-  plans.push(
-    "==================== issue 11's access rule (teams), simulated, with the indexes ====================",
-  );
-  for (const shape of shapes.filter((s) => !s.pages)) {
-    plans.push(await explain(`${shape.name} (teams rule): GET /items?${shape.explain}`, shape.explain, rule));
-  }
 }
 
 function migrationIndexStatements(): string[] {

@@ -21,8 +21,8 @@ export async function startDelayProxy(
       if (!to.destroyed) to.write(chunk);
     }, oneWayMs);
   };
-  const server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
+  const server = createServer({ noDelay: true }, (client) => {
+    const upstream = connect({ port: target.port, host: target.host, noDelay: true });
     open.add(client);
     open.add(upstream);
     client.on("data", later(upstream));

@@ -36,8 +36,8 @@ export async function startWireTap(targetUrl: string): Promise<WireTap> {
   let captured: Statement[] | null = null;
   const sockets = new Set<Socket>();
 
-  const relay: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
+  const relay: Server = createServer({ noDelay: true }, (client) => {
+    const upstream = connect({ port: Number(target.port || 5432), host: target.hostname, noDelay: true });
     sockets.add(client);
     sockets.add(upstream);
     // One ReadyForQuery per simple query or Sync, i.e. per statement: the oldest waiting one is done.

@@ -75,7 +75,7 @@ export async function startNeonLocal(options: {
   const wss = new WebSocketServer({ server, path: "/v1" });
   wss.on("connection", (socket, req) => {
     // The driver asks for ?address=host:port; we always relay to our own database.
-    const tcp = connect(Number(target.port || 5432), target.hostname);
+    const tcp = connect({ port: Number(target.port || 5432), host: target.hostname, noDelay: true });
     const pending: Buffer[] = [];
     let open = false;
     tcp.on("connect", () => {

@@ -23,13 +23,13 @@ export async function startFaultProxy(target: URL): Promise<FaultProxy> {
   let mode: ProxyMode = "up";
   const open = new Set<Socket>();
 
-  const proxy = createServer((client) => {
+  const proxy = createServer({ noDelay: true }, (client) => {
     if (mode === "down") {
       client.destroy();
       return;
     }
     open.add(client);
-    const upstream = connect(Number(target.port), target.hostname);
+    const upstream = connect({ port: Number(target.port), host: target.hostname, noDelay: true });
     open.add(upstream);
     const forget = () => {
       open.delete(client);
