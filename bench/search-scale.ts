@@ -6,12 +6,14 @@
  *    backfills arrive; plus a colleague's 2,000 items, half of them shared with the user. Items/s overall
  *    and over the last 10% (the table near 100,000 rows). Then VACUUM ANALYZE, as autovacuum would.
  * 2. Picks query words and people by how many items they match (measured, not assumed).
- * 3. Without the indexes of drizzle/0007 (dropped), then with them (rebuilt from the migration's own
- *    statements): SAMPLES requests per shape at 1 connection, p50/p99/max; EXPLAIN (ANALYZE, BUFFERS) of
- *    each shape's representative statement, captured on the wire as the worker sent it, into
+ *    Then OTHER_USERS other users' items (OTHER_ITEMS each), inserted directly, so the table is not one
+ *    user's: a query must not pay for everyone else's rows.
+ * 3. SAMPLES requests per shape at 1 connection, p50/p99/max, next to the floor (a query that matches
+ *    nothing: what the stack costs around any search); EXPLAIN (ANALYZE, BUFFERS) of each shape's
+ *    representative statement, captured on the wire as the worker sent it, into
  *    bench/results/search-scale-plans.txt.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { ROOT } from "../scripts/lib/dev-secret";
 import { signDevToken } from "../scripts/lib/token";
@@ -34,7 +36,8 @@ const ANCHOR = Date.parse("2026-11-30T00:00:00Z");
 const DAY = 24 * 3600_000;
 const PLANS_FILE = `${ROOT}bench/results/search-scale-plans.txt`;
 const RESULT_FILE = `${ROOT}bench/results/search-scale.json`;
-const NEW_INDEXES = ["items_occurred_id_idx", "items_people_trgm_idx"];
+const OTHER_USERS = Number(process.env.OTHER_USERS ?? 10);
+const OTHER_ITEMS = Number(process.env.OTHER_ITEMS ?? 10_000);
 /** Shares of the user's items a query word should match (nearest found). */
 const WORD_TARGETS = [0.25, 0.12, 0.06, 0.03, 0.01, 0.003, 0.001, 0.0003];
 const PERSON_RANKS = [0, 1, 5, 20, 100, 300, 1000, 1999];
@@ -62,6 +65,9 @@ try {
     });
     await postItems({ url: stack.url, secret: BENCH_SECRET, userId: PEER, items });
   }
+  const tOthers = performance.now();
+  for (let u = 0; u < OTHER_USERS; u++) await insertDirectly(`other-${u}`, OTHER_ITEMS, 1000 + u);
+  const othersMs = Math.round(performance.now() - tOthers);
   const tVacuum = performance.now();
   await db.query("vacuum analyze items");
   const vacuumMs = Math.round(performance.now() - tVacuum);
@@ -71,48 +77,42 @@ try {
   const people = await pickPeople();
   const shapes = buildShapes(words, people);
 
-  // 3. Without, then with the new indexes.
-  const createStatements = migrationIndexStatements();
-  for (const name of NEW_INDEXES) await db.query(`drop index if exists ${name}`);
-  await db.query("analyze items");
-  const before = await measure("without the drizzle/0007 indexes", shapes);
-  const tIndex = performance.now();
-  for (const statement of createStatements) await db.query(statement);
-  const indexBuildMs = Math.round(performance.now() - tIndex);
-  await db.query("analyze items");
-  const after = await measure("with the drizzle/0007 indexes", shapes);
+  // 3. Every shape, timed through the API.
+  const timed = await measure(shapes);
 
   const sizes = (
     await db.query(
       `select relname as name, pg_size_pretty(pg_relation_size(oid)) as size from pg_class
-       where relname in ('items', 'items_search_idx', 'items_occurred_id_idx', 'items_people_trgm_idx',
-                         'items_owner_occurred_idx', 'items_shared_with_idx') order by relname`,
+       where relname in ('items', 'items_search_idx', 'items_owner_occurred_id_idx', 'items_people_trgm_idx',
+                         'items_shared_with_idx') order by relname`,
     )
   ).rows;
   const result = {
     bench: "search-scale",
     backend: "postgres",
-    items: { [USER]: ITEMS, [PEER]: PEER_ITEMS, sharedWithUser: PEER_ITEMS / 2 },
+    items: {
+      [USER]: ITEMS,
+      [PEER]: PEER_ITEMS,
+      sharedWithUser: PEER_ITEMS / 2,
+      otherUsers: OTHER_USERS * OTHER_ITEMS,
+    },
     ingest,
+    otherUsersInsertMs: othersMs,
     vacuumAnalyzeMs: vacuumMs,
-    indexBuildMs,
     sizes,
     words,
     people,
     samplesPerShape: SAMPLES,
-    shapes: Object.fromEntries(shapes.map((s) => [s.name, { before: before[s.name], after: after[s.name] }])),
+    shapes: timed,
     plansFile: PLANS_FILE,
   };
   writeFileSync(PLANS_FILE, `${plans.join("\n\n")}\n`);
   writeFileSync(RESULT_FILE, `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));
-  console.log("\nshape                 before p50 / p99 / max     after p50 / p99 / max   (ms)");
+  console.log("\nshape                 p50 / p99 / max (ms)");
   for (const s of shapes) {
-    const b = before[s.name]!;
-    const a = after[s.name]!;
-    console.log(
-      `${s.name.padEnd(20)} ${fmt(b.median)} / ${fmt(b.p99)} / ${fmt(b.max)}    ${fmt(a.median)} / ${fmt(a.p99)} / ${fmt(a.max)}`,
-    );
+    const t = timed[s.name]!;
+    console.log(`${s.name.padEnd(20)} ${fmt(t.median)} / ${fmt(t.p99)} / ${fmt(t.max)}`);
   }
 } finally {
   await db.end();
@@ -295,12 +295,11 @@ function buildShapes(words: { word: string }[], people: { person: string }[]): S
   ];
 }
 
-async function measure(label: string, shapes: Shape[]) {
+async function measure(shapes: Shape[]) {
   const out: Record<
     string,
     ReturnType<typeof summarize> & { queries: number; statuses: Record<number, number> }
   > = {};
-  plans.push(`==================== ${label} ====================`);
   for (const shape of shapes) {
     const queries = shape.pages ? await pageQueries(shape.pages) : shape.queries;
     for (const query of queries) await (await search(query)).arrayBuffer(); // warm-up
@@ -357,14 +356,30 @@ async function explain(title: string, query: string): Promise<string> {
   return `---- ${title}\n${sqlText}\n-- parameters: ${JSON.stringify(statement.params)}\n${plan}`;
 }
 
-function migrationIndexStatements(): string[] {
-  const file = readFileSync(`${ROOT}drizzle/0007_search_scale_indexes.sql`, "utf8");
-  const statements = file
-    .split("--> statement-breakpoint")
-    .map((s) => s.trim())
-    .filter((s) => /^CREATE INDEX/i.test(s));
-  if (statements.length !== NEW_INDEXES.length) throw new Error("drizzle/0007 changed: update NEW_INDEXES");
-  return statements;
+/** `count` items of `owner`, straight into the table (other users' data, not what is measured). */
+async function insertDirectly(owner: string, count: number, seed: number): Promise<void> {
+  const source = syntheticWorkspace({ anchor: ANCHOR, seed });
+  const columns = ["owner_id", "source", "external_id", "kind", "title", "body", "author", "participants"];
+  columns.push("occurred_at", "content_hash");
+  for (let i = 0; i < count; i += 1000) {
+    const values: unknown[] = [];
+    const tuples = Array.from({ length: Math.min(1000, count - i) }, (_, j) => {
+      const it = source.item(i + j);
+      const row: unknown[] = [
+        owner,
+        it.source,
+        it.externalId,
+        it.kind,
+        it.title ?? null,
+        it.body,
+        it.author ?? null,
+      ];
+      row.push(it.participants ?? [], it.occurredAt, `${seed}-${i + j}`);
+      values.push(...row);
+      return `(${row.map((_, k) => `$${values.length - row.length + k + 1}`).join(",")})`;
+    });
+    await db.query(`insert into items (${columns.join(",")}) values ${tuples.join(",")}`, values);
+  }
 }
 
 function fmt(ms: number): string {

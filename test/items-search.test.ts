@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { RANK_CANDIDATES } from "../src/db/item-search";
 import { newUserId } from "./support/auth";
 import { call, ingest, item, json, warmUpWorker } from "./support/items";
+import { registerMembers } from "./support/workspaces";
 
 beforeAll(warmUpWorker);
 
@@ -185,21 +186,22 @@ describe("GET /items search", () => {
     const user = newUserId();
     const minute = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString();
     const total = RANK_CANDIDATES + 20;
+    const better = total - 100;
     // Every item matches "ledger" alike, but the oldest is the best match and one recent one is better
     // than the rest; ties are ordered newest first.
     const items = Array.from({ length: total }, (_, i) =>
       item({
         externalId: `l-${i}`,
-        title: i === 0 ? "Ledger ledger ledger" : i === 300 ? "Ledger" : `Note ${i}`,
+        title: i === 0 ? "Ledger ledger ledger" : i === better ? "Ledger" : `Note ${i}`,
         body: "Reconciled the ledger entries.",
         occurredAt: minute(i),
       }),
     );
-    await ingest(user, items.slice(0, 500));
-    await ingest(user, items.slice(500));
+    await ingest(user, items.slice(0, total / 2));
+    await ingest(user, items.slice(total / 2));
 
     const first = await search(user, "q=ledger&limit=100");
-    expect(ids(first)[0]).toBe("l-300");
+    expect(ids(first)[0]).toBe(`l-${better}`);
     expect(ids(first).slice(1, 4)).toEqual([`l-${total - 1}`, `l-${total - 2}`, `l-${total - 3}`]);
     expect(ids(first)).not.toContain("l-0");
 
@@ -218,6 +220,51 @@ describe("GET /items search", () => {
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.filter((id) => id !== "late").sort()).toEqual(window.sort());
     expect(seen).toContain("late");
+  });
+
+  it("merges the viewer's own items and those shared with them in one order, page after page", async () => {
+    const [viewer, colleague] = [newUserId(), newUserId()];
+    await registerMembers(viewer, colleague);
+    const hour = (n: number) => new Date(Date.UTC(2026, 2, 1, n)).toISOString();
+    // Own and shared items alternate in time; one of the colleague's is not shared and must never appear.
+    await ingest(
+      viewer,
+      [0, 2, 4, 6, 8].map((n) =>
+        item({ externalId: `own-${n}`, body: `Atlas status ${n}`, occurredAt: hour(n) }),
+      ),
+    );
+    await ingest(colleague, [
+      ...[1, 3, 5, 7].map((n) =>
+        item({
+          externalId: `shared-${n}`,
+          body: `Atlas status ${n}`,
+          occurredAt: hour(n),
+          sharedWith: [viewer],
+        }),
+      ),
+      item({ externalId: "private-9", body: "Atlas status 9", occurredAt: hour(9) }),
+    ]);
+    const newestFirst = [
+      "own-8",
+      "shared-7",
+      "own-6",
+      "shared-5",
+      "own-4",
+      "shared-3",
+      "own-2",
+      "shared-1",
+      "own-0",
+    ];
+    for (const query of ["limit=2", "q=atlas&limit=2"]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Page = await search(viewer, cursor ? `${query}&cursor=${cursor}` : query);
+        seen.push(...ids(page));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(seen, query).toEqual(newestFirst);
+    }
   });
 
   it("takes a long document's snippet from around its first match", async () => {

@@ -52,12 +52,11 @@ export const items = pgTable(
   },
   (t) => [
     uniqueIndex("items_owner_source_external_key").on(t.ownerId, t.source, t.externalId),
-    index("items_owner_occurred_idx").on(t.ownerId, t.occurredAt.desc()),
     /**
-     * Newest-first listings and the recent candidates of a ranked search walk this backwards: the access
-     * rule is an OR (owner, or shared with the viewer or their teams), which no per-owner index can order.
+     * A viewer's own items newest first: newest-first listings and the recent candidates of a ranked search
+     * walk it backwards (item-search.ts); items shared with the viewer come from items_shared_with_idx.
      */
-    index("items_occurred_id_idx").on(t.occurredAt, t.id),
+    index("items_owner_occurred_id_idx").on(t.ownerId, t.occurredAt, t.id),
     index("items_shared_with_idx").using("gin", t.sharedWith),
     index("items_search_idx").using("gin", t.search),
     /** The people filter (substring of the author or a participant): trigrams of the joined names. */
