@@ -267,6 +267,40 @@ describe("admission", () => {
     expect(deferred).toEqual([]);
   });
 
+  it("reads a subject's memory entry in the same cache read when asked, and decides the admission as without it", async () => {
+    const cache = new InMemoryMemoryCache();
+    const ada = "acme\u001fada";
+    cache.memberships.set(ada, { teams: ["kestrel"] });
+    cache.memories.set(ada, { ...served("- Leads"), subjectId: ada });
+    const { calls, workspaces } = store({ admitted: "member", teams: [] });
+    const deferred: Promise<unknown>[] = [];
+    const deps = {
+      workspaces,
+      memoryCache: cache,
+      defer: async (w: Promise<unknown>) => void deferred.push(w),
+    };
+
+    const hit = await admitMember(deps, "acme", "ada", ada);
+    expect(hit).toMatchObject({ admitted: "member", membership: { teams: ["kestrel"] } });
+    expect(hit.memory?.version.markdown).toBe("- Leads");
+    expect(cache.operations).toEqual([`get member ${ada} and memory ${ada}`]);
+    expect(calls).toEqual([]);
+
+    // Neither entry cached: the store admits (and the fill is deferred as without the read-ahead).
+    const cy = "acme\u001fcy";
+    expect(await admitMember(deps, "acme", "cy", cy)).toEqual({
+      admitted: "member",
+      membership: null,
+      memory: null,
+    });
+    expect(calls[0]).toBe("admit");
+    expect(deferred).toHaveLength(1);
+    await Promise.all(deferred);
+    expect(cache.memberships.get(cy)).toEqual({ teams: [] });
+    // Without the cache both are misses.
+    expect(await noMemoryCache.membershipAndMemory(ada, ada)).toEqual({ membership: null, memory: null });
+  });
+
   it("a fill that read the member just before their removal removes the entry it put", async () => {
     const cache = new InMemoryMemoryCache();
     const state = { admitted: "member" as "member" | "removed", teams: ["kestrel"] };

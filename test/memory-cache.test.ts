@@ -122,6 +122,30 @@ interface MemoryBody {
 const cached = (subject: string) => kv().memory(subject);
 const cachedMembership = (member: string) => kv().membership(member);
 
+/**
+ * The worker's bindings with MEMORY_CACHE wrapped to record every get (the keys of each call: one call is
+ * one round trip to KV, whether for one key or several). `failReads` makes every get throw.
+ */
+function recordingCache(options: { failReads?: boolean } = {}) {
+  const namespace = (env as Env).MEMORY_CACHE!;
+  const reads: string[][] = [];
+  const recorded = {
+    get: (key: string | string[], getOptions: unknown) => {
+      reads.push([key].flat());
+      if (options.failReads) return Promise.reject(new Error("KV unavailable"));
+      return namespace.get(key as string, getOptions as KVNamespaceGetOptions<"json">);
+    },
+    put: namespace.put.bind(namespace),
+    delete: namespace.delete.bind(namespace),
+    list: namespace.list.bind(namespace),
+  } as unknown as KVNamespace;
+  return {
+    bindings: { ...(env as Env), MEMORY_CACHE: recorded },
+    /** The reads made since the last call. */
+    take: () => reads.splice(0),
+  };
+}
+
 describe("a new version", () => {
   it("is written to the cache by the agent, and a hit answers exactly as Postgres does", async () => {
     const w = workspace("cache-version");
@@ -386,6 +410,80 @@ describe("an erase (DELETE /me)", () => {
     const res = await w.send("ada", "GET", "/memory", { headers: { "if-none-match": first.etag } });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ version: null, empty: true, memory: "" });
+  });
+});
+
+describe("a personal GET /memory", () => {
+  /** Ada with a memory made by her agent, her admission and her memory both cached. */
+  async function adaWithMemory(label: string) {
+    const w = workspace(label);
+    await registerMembersIn(w.ws, "ada");
+    const [a] = await w.ingest("ada", [item({ externalId: "a" })]);
+    const ada = w.user("ada");
+    const first = await firstMemory(w, ada, "ada", "/memory", [statement("Work", "Leads payments", a!)]);
+    expect(await cachedMembership(ada)).toEqual({ teams: [] });
+    expect(await cached(ada)).not.toBeNull();
+    const keys = [`member/${encodeURIComponent(ada)}`, `memory/${encodeURIComponent(ada)}`];
+    return { w, ada, first, keys };
+  }
+
+  it("is one KV read on a hit (admission and memory entry together), answering 200 with its ETag and 304", async () => {
+    const { w, first, keys } = await adaWithMemory("cache-one-read");
+    const kvReads = recordingCache();
+    const { bindings } = kvReads;
+
+    const hit = await w.send("ada", "GET", "/memory", { bindings });
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get("etag")).toBe(first.etag);
+    expect(hit.headers.get("cache-control")).toBe("private, no-cache");
+    expect(await hit.json()).toEqual(first.body);
+    expect(kvReads.take()).toEqual([keys]);
+
+    const headers = { "if-none-match": first.etag };
+    expect((await w.send("ada", "GET", "/memory", { headers, bindings })).status).toBe(304);
+    expect(kvReads.take()).toEqual([keys]);
+
+    // The answer is the entry read with the admission: a doctored entry is what the hit serves.
+    const entry = (await cached(w.user("ada")))!;
+    await kv().putMemory({ ...entry, version: { ...entry.version, markdown: "from the cache" } }, 600);
+    const doctored = await w.send("ada", "GET", "/memory", { bindings });
+    expect(((await doctored.json()) as MemoryBody).memory).toBe("from the cache");
+    expect(kvReads.take()).toEqual([keys]);
+
+    // Only GET /memory itself reads ahead: its history reads the admission alone.
+    expect((await w.send("ada", "GET", "/memory/runs", { bindings })).status).toBe(200);
+    expect(kvReads.take()).toEqual([keys.slice(0, 1)]);
+  });
+
+  it("with a cached admission and no memory entry still reads Postgres; a KV read that fails is a miss for both", async () => {
+    const { w, ada, first, keys } = await adaWithMemory("cache-one-read-miss");
+    await kv().deleteMemory(ada);
+    const kvReads = recordingCache();
+
+    const res = await w.send("ada", "GET", "/memory", { bindings: kvReads.bindings });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe(first.etag);
+    expect(await res.json()).toEqual(first.body);
+    expect(kvReads.take()).toEqual([keys]);
+    // A miss does not fill the entry (only writers do).
+    expect(await cached(ada)).toBeNull();
+
+    // Both entries back in the cache, but KV cannot be read: the store admits, Postgres answers.
+    await storeServedMemory(
+      {
+        reader: services().memoryReader,
+        memoryCache: kv(),
+        clock: first.clock,
+        ttlMs: services().config.memory.ttlMs,
+      },
+      ada,
+    );
+    const failing = recordingCache({ failReads: true });
+    const fallback = await w.send("ada", "GET", "/memory", { bindings: failing.bindings });
+    expect(fallback.status).toBe(200);
+    expect(fallback.headers.get("etag")).toBe(first.etag);
+    expect(await fallback.json()).toEqual(first.body);
+    expect(failing.take()).toEqual([keys]);
   });
 });
 

@@ -27,6 +27,11 @@ export interface AuthenticateOptions {
   auth?: Auth | ((c: Context<AppEnv>) => Auth);
   /** Check (and register) workspace membership through services.workspaces; on unless turned off. */
   membership?: boolean;
+  /**
+   * True for a request that will read the caller's own memory (GET /memory): their memory's cache entry is
+   * read together with their admission (one cache round trip) and set as `ownMemoryEntry`.
+   */
+  readsOwnMemory?: (c: Context<AppEnv>) => boolean;
 }
 
 /**
@@ -34,7 +39,9 @@ export interface AuthenticateOptions {
  * otherwise. Then the workspace admits the caller: a first call registers them as a member, and a member
  * an admin removed is refused with 403 until added back. An active member's admission is answered from
  * the edge cache when it holds it (no database round trip; memory/cached-membership.ts), and the cached
- * entry, with the member's teams, is set as `membership` for the routes (null on a miss).
+ * entry, with the member's teams, is set as `membership` for the routes (null on a miss). With
+ * `readsOwnMemory`, the same cache read fetches the caller's memory entry, set as `ownMemoryEntry` for this
+ * request's readMemory (so a GET /memory hit is one cache read, not two).
  */
 export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -48,15 +55,20 @@ export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandl
     });
     const caller = callerFrom(c, auth, payload);
     if (options.membership !== false) {
-      const { admitted, membership } = await admitMember(
+      const memoryOf = options.readsOwnMemory?.(c) ? caller.key : undefined;
+      const { admitted, membership, memory } = await admitMember(
         c.get("services"),
         caller.workspaceId,
         caller.userId,
+        memoryOf,
       );
       if (admitted === "removed") {
         throw new AppError("forbidden", "You were removed from this workspace; an admin can add you back");
       }
       c.set("membership", membership);
+      if (memoryOf !== undefined && memory !== undefined) {
+        c.set("ownMemoryEntry", { subject: memoryOf, memory });
+      }
     }
     c.set("caller", caller);
     await next();

@@ -1,6 +1,6 @@
 import type { Services } from "../composition";
 import type { Env } from "../env";
-import type { CachedMembership } from "../memory/memory-cache";
+import type { CachedMembership, ServedMemory } from "../memory/memory-cache";
 
 export type Scope = "memory:read" | "items:write" | "admin";
 
@@ -23,6 +23,11 @@ export interface AppEnv {
     caller: Caller;
     /** The caller's cached admission (active, and their teams), set by authenticate(); null on a miss. */
     membership: CachedMembership | null;
+    /**
+     * The caller's memory entry as the edge cache held it (memory null: a miss), read with their admission
+     * by authenticate({ readsOwnMemory }) for GET /memory; unset on every other request.
+     */
+    ownMemoryEntry: { subject: string; memory: ServedMemory | null } | undefined;
     /** Whose memory a memory route reads: the caller's key, or a team's (after the membership check). */
     subject: string;
   };

@@ -9,6 +9,7 @@
  *
  * Keys: `memory/<subject key>` and `member/<member key>` (URI-encoded; a SHA-256 in their place when the
  * encoding would pass KV's 512-byte key limit). Values: JSON with a format number; anything else is a miss.
+ * membershipAndMemory reads both of its keys with one bulk get (one round trip to KV, not two).
  */
 import { isRunErrorCode, MEMORY_STATUSES, type MemoryStatus } from "../domain/memory";
 import type { CachedMembership, MemoryCache, ServedMemory } from "../memory/memory-cache";
@@ -36,15 +37,19 @@ interface MembershipEntry {
 }
 
 export function createKvMemoryCache(kv: KVNamespace): MemoryCache {
-  const read = async (key: string): Promise<unknown> => {
+  const asJson = { type: "json", cacheTtl: READ_CACHE_TTL_SECONDS } as const;
+  const orMiss = async <T>(get: () => Promise<T>): Promise<T | null> => {
     try {
-      return await kv.get(key, { type: "json", cacheTtl: READ_CACHE_TTL_SECONDS });
+      return await get();
     } catch (error) {
-      // A cache that cannot be read is a miss: the caller reads Postgres.
+      // A cache that cannot be read is a miss (for every key asked): the caller reads Postgres.
       console.warn(JSON.stringify({ level: "warn", msg: "memory_cache_read_failed", error: nameOf(error) }));
       return null;
     }
   };
+  const read = (key: string) => orMiss(() => kv.get(key, asJson));
+  /** Several keys in one round trip (KV's bulk get): a Map of key to value, null for an absent one. */
+  const readMany = (keys: string[]) => orMiss(() => kv.get(keys, asJson));
   const put = (key: string, value: unknown, ttlSeconds: number) =>
     kv.put(key, JSON.stringify(value), {
       expirationTtl: Math.max(MIN_ENTRY_TTL_SECONDS, Math.floor(ttlSeconds)),
@@ -62,9 +67,15 @@ export function createKvMemoryCache(kv: KVNamespace): MemoryCache {
       await kv.delete(await memoryKey(subjectId));
     },
     async membership(memberKey) {
-      const entry = (await read(await membershipKey(memberKey))) as Partial<MembershipEntry> | null;
-      if (entry?.format !== FORMAT || !isStringArray(entry.teams)) return null;
-      return { teams: entry.teams };
+      return decodeMembership(await read(await membershipKey(memberKey)));
+    },
+    async membershipAndMemory(memberKey, subjectId) {
+      const [member, memory] = await Promise.all([membershipKey(memberKey), memoryKey(subjectId)]);
+      const values = await readMany([member, memory]);
+      return {
+        membership: decodeMembership(values?.get(member) ?? null),
+        memory: decodeMemory(values?.get(memory) ?? null, subjectId),
+      };
     },
     async putMembership(memberKey, membership: CachedMembership, ttlSeconds) {
       const entry: MembershipEntry = { format: FORMAT, teams: membership.teams };
@@ -101,6 +112,12 @@ function encodeMemory(memory: ServedMemory): MemoryEntry {
       redactedAt: version.redactedAt?.toISOString() ?? null,
     },
   };
+}
+
+function decodeMembership(value: unknown): CachedMembership | null {
+  const entry = value as Partial<MembershipEntry> | null;
+  if (entry?.format !== FORMAT || !isStringArray(entry.teams)) return null;
+  return { teams: entry.teams };
 }
 
 function decodeMemory(value: unknown, subjectId: string): ServedMemory | null {

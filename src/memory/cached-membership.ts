@@ -11,10 +11,20 @@
  *
  * Every change of an admission removes the entry before its request returns (workspace-changes.ts): the
  * member removed, a team's added and dropped members, every member of a deleted team.
+ *
+ * A caller about to read a subject's memory (GET /memory: their own) can ask for that subject's cache entry
+ * in the same cache read (`memoryOf`): one round trip for both, the entry returned as read, for that one
+ * request's readMemory (memory-read.ts `cached`). The admission is decided exactly as without it.
  */
 import type { WorkspaceStore } from "../domain/workspace-store";
 import { userKey } from "../domain/workspaces";
-import { type CachedMembership, type MemoryCache, type Pause, writeVerified } from "./memory-cache";
+import {
+  type CachedMembership,
+  type MemoryCache,
+  type Pause,
+  type ServedMemory,
+  writeVerified,
+} from "./memory-cache";
 
 /** An entry is refreshed from the store at least this often (a bound on any missed invalidation). */
 export const MEMBERSHIP_TTL_SECONDS = 3600;
@@ -32,21 +42,31 @@ export interface Admission {
   admitted: "member" | "removed";
   /** The cached entry when the answer came from the cache; null on a miss. */
   membership: CachedMembership | null;
+  /** Only when asked (`memoryOf`): that subject's cache entry, read with the admission; null on a miss. */
+  memory?: ServedMemory | null;
 }
 
-/** The caller's admission: from the cache on a hit; from the store (registering a newcomer) on a miss. */
+/**
+ * The caller's admission: from the cache on a hit; from the store (registering a newcomer) on a miss. With
+ * `memoryOf`, the cache read also fetches that subject's memory entry (one round trip for both).
+ */
 export async function admitMember(
   deps: MembershipDeps,
   workspaceId: string,
   userId: string,
+  memoryOf?: string,
 ): Promise<Admission> {
-  const cached = await deps.memoryCache.membership(userKey(workspaceId, userId));
-  if (cached) return { admitted: "member", membership: cached };
+  const key = userKey(workspaceId, userId);
+  const read =
+    memoryOf === undefined
+      ? { membership: await deps.memoryCache.membership(key) }
+      : await deps.memoryCache.membershipAndMemory(key, memoryOf);
+  if (read.membership) return { ...read, admitted: "member" };
   const admitted = await deps.workspaces.admit(workspaceId, userId);
   if (admitted === "member" && deps.memoryCache.enabled) {
     await deps.defer(fillMembership(deps, workspaceId, userId));
   }
-  return { admitted, membership: null };
+  return { ...read, admitted };
 }
 
 /** Writes the member's entry from the store, verified; removes it if they are no longer a member. */

@@ -5,7 +5,8 @@
  * - a subject's served memory: the row GET /memory decides from (version, redacted_at, generatedAt,
  *   checkedAt, status), only while it has a current version (served-memory.ts writes and removes them);
  * - a member's admission: "an active member of the workspace, in these teams" (cached-membership.ts).
- * An absent entry is never an answer, only a miss: the caller asks Postgres.
+ * An absent entry is never an answer, only a miss: the caller asks Postgres. A caller reading its own
+ * memory gets both entries in one read (membershipAndMemory: one KV round trip for a GET /memory hit).
  */
 import type { CurrentMemory } from "./memory-reader";
 
@@ -15,6 +16,11 @@ export type ServedMemory = CurrentMemory & { version: NonNullable<CurrentMemory[
 /** An active member of a workspace and the teams (ids) they belong to; only active members are cached. */
 export interface CachedMembership {
   teams: string[];
+}
+
+export interface MembershipAndMemory {
+  membership: CachedMembership | null;
+  memory: ServedMemory | null;
 }
 
 export interface MemoryCache {
@@ -27,6 +33,11 @@ export interface MemoryCache {
   deleteMemory(subjectId: string): Promise<void>;
   /** The member's cached admission, or null (a miss: ask the workspace store). */
   membership(memberKey: string): Promise<CachedMembership | null>;
+  /**
+   * The member's admission and a subject's served memory, in one read; each null on its miss (a read that
+   * fails is a miss for both).
+   */
+  membershipAndMemory(memberKey: string, subjectId: string): Promise<MembershipAndMemory>;
   putMembership(memberKey: string, membership: CachedMembership, ttlSeconds: number): Promise<void>;
   deleteMembership(memberKey: string): Promise<void>;
 }
@@ -38,6 +49,7 @@ export const noMemoryCache: MemoryCache = {
   putMemory: async () => {},
   deleteMemory: async () => {},
   membership: async () => null,
+  membershipAndMemory: async () => ({ membership: null, memory: null }),
   putMembership: async () => {},
   deleteMembership: async () => {},
 };

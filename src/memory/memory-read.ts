@@ -3,12 +3,14 @@
  * the subject's served memory (no database round trip), else from the read model; the decision
  * (read-model.ts, the same for both); a poke of the subject's agent when the memory is stale or missing;
  * and, when asked to, a wait for a first memory. A subject who can see no item gets "empty", and no run.
- * A miss does not fill the cache: only writers do (served-memory.ts).
+ * A miss does not fill the cache: only writers do (served-memory.ts). A caller that has just read the
+ * subject's cache entry (GET /memory reads it with the admission: cached-membership.ts) passes it as
+ * `cached`, and the cache is not read again; a null entry is a miss as any other.
  */
 import type { Clock } from "../domain/clock";
 import type { ItemStore } from "../domain/items";
 import type { MemoryAgents } from "./memory-agents-port";
-import type { MemoryCache } from "./memory-cache";
+import type { MemoryCache, ServedMemory } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
 import { decideRead, type ReadDecision, waitPollDelays } from "./read-model";
 
@@ -26,12 +28,16 @@ export interface MemoryReadDeps {
 export async function readMemory(
   deps: MemoryReadDeps,
   subjectId: string,
-  options: { waitMs?: number } = {},
+  options: {
+    waitMs?: number;
+    /** The subject's cache entry as this request already read it (null: a miss); read here when absent. */
+    cached?: ServedMemory | null;
+  } = {},
 ): Promise<ReadDecision> {
   const decide = (row: Awaited<ReturnType<MemoryReader["current"]>>) =>
     decideRead(row, { now: deps.clock.now(), ttlMs: deps.config.memory.ttlMs });
   const read = async () => decide(await deps.memoryReader.current(subjectId));
-  const cached = await deps.memoryCache.memory(subjectId);
+  const cached = options.cached === undefined ? await deps.memoryCache.memory(subjectId) : options.cached;
   let decision = cached ? decide(cached) : await read();
   if (decision.kind === "generating" && !(await canSeeAnyItem(deps, subjectId))) {
     return { kind: "empty", poke: false };

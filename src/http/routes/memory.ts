@@ -3,7 +3,9 @@
  * Durable Object), history, refresh.
  * Mounted twice: at /memory for the caller's own memory, and at /teams/:team/memory for a team's (the
  * teams routes resolve the subject after checking membership). Handlers read the subject key from the
- * context, set by the middleware in front of them.
+ * context, set by the middleware in front of them. For GET /memory itself, authentication reads the
+ * caller's memory entry from the cache together with their admission (one cache round trip), and GET /
+ * decides from that entry instead of reading the cache again.
  */
 import { type Context, Hono } from "hono";
 import { AppError, notFound } from "../../domain/errors";
@@ -16,13 +18,22 @@ import type { AppEnv } from "../context";
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
+/** GET /memory itself (not its history or refresh): the one request whose memory entry is read ahead. */
+const readsOwnMemory = (c: Context<AppEnv>) => c.req.method === "GET" && c.req.path === "/memory";
+
 /** The subject whose memory the request reads: the caller's own. */
-export const ownMemory = new Hono<AppEnv>().use(authenticate()).use(async (c, next) => {
+export const ownMemory = new Hono<AppEnv>().use(authenticate({ readsOwnMemory })).use(async (c, next) => {
   c.set("subject", c.get("caller").key);
   await next();
 });
 
 const subjectOf = (c: Context<AppEnv>) => c.get("subject");
+
+/** The subject's cache entry when authentication already read it in this request; undefined otherwise. */
+function entryReadAhead(c: Context<AppEnv>) {
+  const entry = c.get("ownMemoryEntry");
+  return entry?.subject === subjectOf(c) ? entry.memory : undefined;
+}
 
 export const memoryRoutes = new Hono<AppEnv>()
 
@@ -32,7 +43,10 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const decision = await readMemory(c.get("services"), subjectOf(c), { waitMs: wait * 1000 });
+    const decision = await readMemory(c.get("services"), subjectOf(c), {
+      waitMs: wait * 1000,
+      cached: entryReadAhead(c),
+    });
     switch (decision.kind) {
       case "ready": {
         c.header("ETag", decision.etag);

@@ -36,6 +36,14 @@ export class InMemoryMemoryCache implements MemoryCache {
     return this.memberships.get(memberKey) ?? null;
   }
 
+  async membershipAndMemory(memberKey: string, subjectId: string) {
+    this.operations.push(`get member ${memberKey} and memory ${subjectId}`);
+    return {
+      membership: this.memberships.get(memberKey) ?? null,
+      memory: copy(this.memories.get(subjectId) ?? null),
+    };
+  }
+
   async putMembership(memberKey: string, membership: CachedMembership, ttlSeconds: number): Promise<void> {
     await this.beforePut?.();
     this.operations.push(`put member ${memberKey}`);
