@@ -112,7 +112,8 @@ try {
   console.log("\nshape                 p50 / p99 / max (ms)");
   for (const s of shapes) {
     const t = timed[s.name]!;
-    console.log(`${s.name.padEnd(20)} ${fmt(t.median)} / ${fmt(t.p99)} / ${fmt(t.max)}`);
+    const slowest = `slowest: ${t.slowestQuery.query} (median ${t.slowestQuery.median} ms)`;
+    console.log(`${s.name.padEnd(20)} ${fmt(t.median)} / ${fmt(t.p99)} / ${fmt(t.max)}   ${slowest}`);
   }
 } finally {
   await db.end();
@@ -298,7 +299,11 @@ function buildShapes(words: { word: string }[], people: { person: string }[]): S
 async function measure(shapes: Shape[]) {
   const out: Record<
     string,
-    ReturnType<typeof summarize> & { queries: number; statuses: Record<number, number> }
+    ReturnType<typeof summarize> & {
+      queries: number;
+      slowestQuery: { query: string; median: number };
+      statuses: Record<number, number>;
+    }
   > = {};
   for (const shape of shapes) {
     const queries = shape.pages ? await pageQueries(shape.pages) : shape.queries;
@@ -308,7 +313,18 @@ async function measure(shapes: Shape[]) {
       concurrency: 1,
       request: (i) => search(queries[i % queries.length]!),
     });
-    out[shape.name] = { ...summarize(load.latenciesMs), queries: queries.length, statuses: load.statuses };
+    // One connection: the i-th latency is the i-th request's, of query i mod n.
+    const perQuery = queries.map((query, q) => ({
+      query: decodeURIComponent(query).slice(0, 120),
+      median: summarize(load.latenciesMs.filter((_, i) => i % queries.length === q)).median,
+    }));
+    const slowest = perQuery.reduce((a, b) => (b.median > a.median ? b : a));
+    out[shape.name] = {
+      ...summarize(load.latenciesMs),
+      queries: queries.length,
+      slowestQuery: slowest,
+      statuses: load.statuses,
+    };
     const explained = shape.pages ? queries[queries.length > 1 ? 1 : 0]! : shape.explain;
     plans.push(await explain(`${shape.name}: GET /items?${explained}`, explained));
   }
