@@ -375,8 +375,8 @@ async function explain(title: string, query: string): Promise<string> {
 /** `count` items of `owner`, straight into the table (other users' data, not what is measured). */
 async function insertDirectly(owner: string, count: number, seed: number): Promise<void> {
   const source = syntheticWorkspace({ anchor: ANCHOR, seed });
-  const columns = ["owner_id", "source", "external_id", "kind", "title", "body", "author", "participants"];
-  columns.push("occurred_at", "content_hash");
+  const columns =
+    "owner_id, source, external_id, kind, title, body, author, participants, occurred_at, content_hash";
   for (let i = 0; i < count; i += 1000) {
     const values: unknown[] = [];
     const tuples = Array.from({ length: Math.min(1000, count - i) }, (_, j) => {
@@ -394,7 +394,7 @@ async function insertDirectly(owner: string, count: number, seed: number): Promi
       values.push(...row);
       return `(${row.map((_, k) => `$${values.length - row.length + k + 1}`).join(",")})`;
     });
-    await db.query(`insert into items (${columns.join(",")}) values ${tuples.join(",")}`, values);
+    await db.query(`insert into items (${columns}) values ${tuples.join(",")}`, values);
   }
 }
 
