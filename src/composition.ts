@@ -113,14 +113,14 @@ function notifyingMemoryEvents(
   defer: Services["defer"],
 ): MemoryEvents {
   const recorder = createMaterialChangeRecorder(db, clock);
-  const notifyAgents = async (subjectIds: string[], cause: MaterialChangeCause) => {
-    const poked = [...new Set(subjectIds)].slice(0, MAX_NOTIFIED_SUBJECTS);
+  const notifyAgents = async (subjectKeys: string[], cause: MaterialChangeCause) => {
+    const poked = [...new Set(subjectKeys)].slice(0, MAX_NOTIFIED_SUBJECTS);
     if (poked.length === 0) return;
     await defer(Promise.allSettled(poked.map((id) => agents.requestRefresh(id, cause))));
   };
   return {
-    async materialChanged(subjectIds: string[], cause: MaterialChangeCause, notify = subjectIds) {
-      await recorder.record(subjectIds);
+    async materialChanged(subjectKeys: string[], cause: MaterialChangeCause, notify = subjectKeys) {
+      await recorder.record(subjectKeys);
       await notifyAgents(notify, cause);
     },
     notifyAgents,

@@ -41,7 +41,7 @@ function harness(generator: FakeGenerator | null) {
   const ledger = new InMemoryRunLedger();
   const memoryCache = new InMemoryMemoryCache();
   ledger.items.add("i1").add("i2").add("i3");
-  let state: AgentState = { ...initialState(), subjectId: SUBJECT };
+  let state: AgentState = { ...initialState(), subjectKey: SUBJECT };
   const store: AgentStateStore = {
     load: () => state,
     commit: async (next) => {
@@ -324,7 +324,7 @@ describe("a run of the memory pipeline", () => {
     };
     await h.ledger.runStarted({
       id: run.id,
-      subjectId: SUBJECT,
+      subjectKey: SUBJECT,
       trigger: "manual",
       attempt: 1,
       queuedAt: h.clock.now(),

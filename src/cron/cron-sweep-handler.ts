@@ -1,7 +1,7 @@
 /** The Cron Trigger's handler: one bounded sweep, reported as one structured log line. */
 import { buildServices } from "../composition";
 import { errorLogFields } from "../db/database-errors";
-import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
+import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
 import type { Env } from "../env";
 import type { FanOutLimits } from "../memory/sweep-fanout";
 import { type SweepReport, sweep } from "../memory/sweep-plan";
@@ -52,7 +52,7 @@ export async function runSweep(
       spreadMs: config.sweep.spreadMs,
       concurrency: DISPATCH_CONCURRENCY,
       fanOut: FAN_OUT_LIMITS,
-      maxSubjectIdLength: MAX_SUBJECT_ID_LENGTH,
+      maxSubjectIdLength: MAX_SUBJECT_KEY_LENGTH,
     },
   );
   console.log(

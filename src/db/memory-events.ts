@@ -4,7 +4,7 @@ import type { Db } from "./client";
 
 export interface MaterialChangeRecorder {
   /** Stamps material_changed_at = now on these subjects' memories rows (creating the rows if needed). */
-  record(subjectIds: string[]): Promise<void>;
+  record(subjectKeys: string[]): Promise<void>;
 }
 
 /**
@@ -13,22 +13,22 @@ export interface MaterialChangeRecorder {
  */
 export function createMaterialChangeRecorder(db: Db, clock: Clock): MaterialChangeRecorder {
   return {
-    async record(subjectIds) {
-      if (subjectIds.length === 0) return;
-      await db.execute(materialChangedStatement(subjectIds, clock.now()));
+    async record(subjectKeys) {
+      if (subjectKeys.length === 0) return;
+      await db.execute(materialChangedStatement(subjectKeys, clock.now()));
     },
   };
 }
 
 /**
- * Marks `subjectIds`, and the members of any team among them, as having new material at `at`: one
+ * Marks `subjectKeys`, and the members of any team among them, as having new material at `at`: one
  * statement with one array parameter, whatever the number of subjects (a multi-row VALUES list would hit
  * Postgres' 65,535-parameter limit). Ingest runs it inside its own transaction, so the notices commit with
  * the items.
  */
-export function materialChangedStatement(subjectIds: string[], at: Date | "now") {
+export function materialChangedStatement(subjectKeys: string[], at: Date | "now") {
   const time = at === "now" ? sql`now()` : sql`${at.toISOString()}::timestamptz`;
-  const keys = sql`${sql.param([...new Set(subjectIds)])}::text[]`;
+  const keys = sql`${sql.param([...new Set(subjectKeys)])}::text[]`;
   return sql`
     insert into memories (subject_id, material_changed_at)
     select s, ${time} from (

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type AgentDeps, buildAgentDeps } from "../composition";
 import { errorLogFields } from "../db/database-errors";
-import { isSubjectId, MAX_SUBJECT_ID_LENGTH, RUN_TRIGGERS } from "../domain/memory";
+import { isSubjectKey, MAX_SUBJECT_KEY_LENGTH, RUN_TRIGGERS } from "../domain/memory";
 import type { Env } from "../env";
 import type { AgentStatus, RefreshOptions } from "../memory/memory-agents-port";
 import { type AgentStateStore, type RunExecutionDeps, runAlarm } from "../memory/run-execution";
@@ -39,11 +39,11 @@ export class MemoryAgent extends DurableObject<Env> {
   }
 
   async requestRefresh(
-    subjectId: string,
+    subjectKey: string,
     reason: RefreshReason,
     options: RefreshOptions = {},
   ): Promise<RefreshAnswer> {
-    assertSubject(subjectId);
+    assertSubject(subjectKey);
     if (!(RUN_TRIGGERS as readonly string[]).includes(reason))
       throw new TypeError(`unknown reason: ${reason}`);
     const { notBefore, sentAt } = options;
@@ -51,7 +51,7 @@ export class MemoryAgent extends DurableObject<Env> {
       throw new TypeError("notBefore must be a number");
     if (sentAt !== undefined && !Number.isFinite(sentAt)) throw new TypeError("sentAt must be a number");
     if (this.erasedSince(sentAt)) return { status: "erased" };
-    let state = this.stateFor(subjectId);
+    let state = this.stateFor(subjectKey);
     const reopened = reopenIfGeneratorReturned(state);
     if (reopened !== state && this.deps.generation().kind === "ready") state = reopened;
     const { state: next, answer } = onRequest(
@@ -67,19 +67,19 @@ export class MemoryAgent extends DurableObject<Env> {
   }
 
   /** POST /memory/refresh. Says "unavailable" at once when no generator can run. */
-  async forceRefresh(subjectId: string, sentAt?: number): Promise<RefreshAnswer> {
-    assertSubject(subjectId);
+  async forceRefresh(subjectKey: string, sentAt?: number): Promise<RefreshAnswer> {
+    assertSubject(subjectKey);
     const source = this.deps.generation();
     if (source.kind === "unavailable")
       return { status: "unavailable", code: source.code, message: source.message };
-    return this.requestRefresh(subjectId, "manual", { sentAt });
+    return this.requestRefresh(subjectKey, "manual", { sentAt });
   }
 
   async status(): Promise<AgentStatus> {
     const s = loadState(this.ctx.storage.sql);
     const at = alarmAt(s);
     return {
-      subjectId: s.subjectId,
+      subjectKey: s.subjectKey,
       phase: s.phase,
       nextRunAt: at === null ? null : new Date(at).toISOString(),
       runId: s.run?.id ?? null,
@@ -131,10 +131,10 @@ export class MemoryAgent extends DurableObject<Env> {
     }
   }
 
-  private stateFor(subjectId: string): AgentState {
+  private stateFor(subjectKey: string): AgentState {
     const state = loadState(this.ctx.storage.sql);
-    if (state.subjectId === null) return { ...initialState(), ...state, subjectId };
-    if (state.subjectId !== subjectId) throw new Error("this MemoryAgent belongs to another subject");
+    if (state.subjectKey === null) return { ...initialState(), ...state, subjectKey };
+    if (state.subjectKey !== subjectKey) throw new Error("this MemoryAgent belongs to another subject");
     return state;
   }
 
@@ -143,14 +143,14 @@ export class MemoryAgent extends DurableObject<Env> {
   }
 }
 
-function assertSubject(subjectId: unknown): asserts subjectId is string {
-  if (!isSubjectId(subjectId)) {
+function assertSubject(subjectKey: unknown): asserts subjectKey is string {
+  if (!isSubjectKey(subjectKey)) {
     throw new TypeError(
-      `subjectId must be a non-empty string of at most ${MAX_SUBJECT_ID_LENGTH} characters`,
+      `subjectKey must be a non-empty string of at most ${MAX_SUBJECT_KEY_LENGTH} characters`,
     );
   }
 }
 
-function log(level: "warn" | "error", msg: string, subjectId: string, error: unknown): void {
-  console[level](JSON.stringify({ level, msg, subjectId, ...errorLogFields(error) }));
+function log(level: "warn" | "error", msg: string, subjectKey: string, error: unknown): void {
+  console[level](JSON.stringify({ level, msg, subjectKey, ...errorLogFields(error) }));
 }

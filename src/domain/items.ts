@@ -131,7 +131,7 @@ export interface ActivityDigest {
  */
 export interface ItemStore {
   upsert(
-    ownerId: string,
+    subjectKey: string,
     items: ItemInput[],
   ): Promise<{
     outcomes: UpsertOutcome[];
@@ -139,15 +139,15 @@ export interface ItemStore {
     /** Subjects whose memory versions were redacted (an update shared an item with fewer targets). */
     redactedSubjects: string[];
   }>;
-  search(viewerId: string, query: SearchQuery): Promise<SearchPage>;
-  get(viewerId: string, id: string): Promise<(Item & { links: ItemLink[] }) | null>;
+  search(subjectKey: string, query: SearchQuery): Promise<SearchPage>;
+  get(subjectKey: string, id: string): Promise<(Item & { links: ItemLink[] }) | null>;
   /** The visible items among `ids`, in no particular order; invisible or unknown ids are left out. */
-  getMany(viewerId: string, ids: string[]): Promise<Item[]>;
-  recent(viewerId: string, options: { since: Date; kinds?: ItemKind[]; limit: number }): Promise<Item[]>;
-  linked(viewerId: string, id: string): Promise<ItemLink[]>;
+  getMany(subjectKey: string, ids: string[]): Promise<Item[]>;
+  recent(subjectKey: string, options: { since: Date; kinds?: ItemKind[]; limit: number }): Promise<Item[]>;
+  linked(subjectKey: string, id: string): Promise<ItemLink[]>;
   topPeople(
-    viewerId: string,
+    subjectKey: string,
     options: { since?: Date; limit: number },
   ): Promise<{ person: string; items: number }[]>;
-  digest(viewerId: string, since: Date): Promise<ActivityDigest>;
+  digest(subjectKey: string, since: Date): Promise<ActivityDigest>;
 }

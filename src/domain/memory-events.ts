@@ -6,7 +6,7 @@ export interface MemoryEvents {
    * Items these subjects may see were created, updated or deleted: recorded for every one of them; the
    * agents of `notify` (by default all of them) are asked for a refresh, once each, for `cause`.
    */
-  materialChanged(subjectIds: string[], cause: MaterialChangeCause, notify?: string[]): Promise<void>;
+  materialChanged(subjectKeys: string[], cause: MaterialChangeCause, notify?: string[]): Promise<void>;
   /** The change was already recorded in the same transaction as the items (ingest): only tell the agents. */
-  notifyAgents(subjectIds: string[], cause: MaterialChangeCause): Promise<void>;
+  notifyAgents(subjectKeys: string[], cause: MaterialChangeCause): Promise<void>;
 }

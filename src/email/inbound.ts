@@ -27,8 +27,8 @@ export async function receiveEmail(message: InboundMessage, services: Services):
     return;
   }
   const token = tokenOf(message.to, domain);
-  const ownerId = token ? await services.ingestAddresses.ownerOf(token) : null;
-  if (!ownerId) {
+  const subjectKey = token ? await services.ingestAddresses.ownerOf(token) : null;
+  if (!subjectKey) {
     message.setReject("Unknown or revoked address");
     return;
   }
@@ -55,6 +55,6 @@ export async function receiveEmail(message: InboundMessage, services: Services):
     message.setReject(`Message not accepted: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     return;
   }
-  const { affectedSubjects } = await services.items.upsert(ownerId, [parsed.data]);
+  const { affectedSubjects } = await services.items.upsert(subjectKey, [parsed.data]);
   await services.memoryEvents.notifyAgents(affectedSubjects, "ingest");
 }

@@ -55,7 +55,7 @@ export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandl
     });
     const caller = callerFrom(c, auth, payload);
     if (options.membership !== false) {
-      const memoryOf = options.readsOwnMemory?.(c) ? caller.key : undefined;
+      const memoryOf = options.readsOwnMemory?.(c) ? caller.subjectKey : undefined;
       const { admitted, membership, memory } = await admitMember(
         c.get("services"),
         caller.workspaceId,
@@ -168,7 +168,7 @@ function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller
   return {
     userId: sub,
     workspaceId,
-    key: userKey(workspaceId, sub),
+    subjectKey: userKey(workspaceId, sub),
     scopes: parseScopes(payload.scope ?? payload.scp),
   };
 }

@@ -10,7 +10,7 @@ export interface Caller {
   /** The workspace the request acts in (the configured claim, or the default workspace). */
   workspaceId: string;
   /** The caller's subject key (domain/workspaces.ts): what every store and agent is addressed by. */
-  key: string;
+  subjectKey: string;
   scopes: Set<Scope>;
 }
 

@@ -103,7 +103,7 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     },
     ({ id }) =>
       guarded(async () => {
-        const item = await deps.items.get(caller.key, id);
+        const item = await deps.items.get(caller.subjectKey, id);
         if (!item) return toolError(notFound("Item"));
         return toolSuccess(jsonSafe(item), itemText(item));
       }),
@@ -120,7 +120,7 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     },
     async (uri, variables) => {
       const id = String(variables.id ?? "");
-      const item = await deps.items.get(caller.key, id).catch((err: unknown) => {
+      const item = await deps.items.get(caller.subjectKey, id).catch((err: unknown) => {
         throw asAppError(err);
       });
       if (!item) throw new ResourceNotFoundError(uri.href, "Item not found");

@@ -71,7 +71,7 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
           const problems = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
           throw new AppError("validation_failed", "The note is invalid", { details: { problems } });
         }
-        const { outcomes, affectedSubjects } = await deps.items.upsert(caller.key, [parsed.data]);
+        const { outcomes, affectedSubjects } = await deps.items.upsert(caller.subjectKey, [parsed.data]);
         await deps.memoryEvents.notifyAgents(affectedSubjects, "ingest");
         const outcome = outcomes[0]!;
         return toolSuccess({ ...outcome }, `Remembered (${outcome.status}) as item ${outcome.id}.`);
@@ -94,7 +94,7 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
     },
     ({ id }) =>
       guarded(async () => {
-        const outcome = isUuid(id) ? await removeItemWithRedaction(deps, caller.key, id) : "not_found";
+        const outcome = isUuid(id) ? await removeItemWithRedaction(deps, caller.subjectKey, id) : "not_found";
         if (outcome === "not_found") return toolError(notFound("Item"));
         if (outcome === "via_team") {
           return toolError(

@@ -213,7 +213,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
 
 /** GET /memory's decision for the caller, poking the agent exactly as the HTTP read does. */
 function readCallerMemory({ deps, caller }: McpContext): Promise<ReadDecision> {
-  return readMemory(deps, caller.key);
+  return readMemory(deps, caller.subjectKey);
 }
 
 type Whose = "user" | "team";

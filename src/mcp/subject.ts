@@ -21,7 +21,7 @@ export const teamArgument = z
 
 /** The subject key to act on; throws not_found (the tool error of HTTP's 404) for a team not the caller's. */
 export async function subjectOf({ deps, caller }: McpContext, team: string | undefined): Promise<string> {
-  if (team === undefined) return caller.key;
+  if (team === undefined) return caller.subjectKey;
   const teamId = team.startsWith(TEAM_PREFIX) ? team.slice(TEAM_PREFIX.length) : team;
   if (!isTeamId(teamId) || !(await deps.workspaces.isTeamMember(caller.workspaceId, teamId, caller.userId))) {
     throw notFound("Team");

@@ -32,7 +32,7 @@ export interface RunError {
 }
 
 export interface AgentState {
-  subjectId: string | null;
+  subjectKey: string | null;
   phase: Phase;
   /** Why the next run (scheduled or backoff) will happen. */
   trigger: RunTrigger | null;
@@ -102,7 +102,7 @@ export const INTERRUPTED: RunError = {
 
 export function initialState(): AgentState {
   return {
-    subjectId: null,
+    subjectKey: null,
     phase: "idle",
     trigger: null,
     nextRunAt: null,

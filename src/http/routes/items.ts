@@ -14,18 +14,18 @@ export const itemsRoutes = new Hono<AppEnv>()
   .post("/", requireScope("items:write"), async (c) => {
     const inputs = parseIngestBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
     const { items, memoryEvents } = c.get("services");
-    const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").key, inputs);
+    const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").subjectKey, inputs);
     await memoryEvents.notifyAgents(affectedSubjects, "ingest");
     return c.json({ items: outcomes });
   })
 
   .get("/", requireScope("memory:read"), async (c) => {
     const query = parseSearchParams((name) => c.req.queries(name));
-    return c.json(await c.get("services").items.search(c.get("caller").key, query));
+    return c.json(await c.get("services").items.search(c.get("caller").subjectKey, query));
   })
 
   .get("/:id", requireScope("memory:read"), async (c) => {
-    const item = await c.get("services").items.get(c.get("caller").key, c.req.param("id"));
+    const item = await c.get("services").items.get(c.get("caller").subjectKey, c.req.param("id"));
     if (!item) throw notFound("Item");
     return c.json(item);
   })
@@ -34,7 +34,7 @@ export const itemsRoutes = new Hono<AppEnv>()
   .delete("/:id", requireScope("items:write"), async (c) => {
     const id = c.req.param("id");
     const outcome = isUuid(id)
-      ? await removeItemWithRedaction(c.get("services"), c.get("caller").key, id)
+      ? await removeItemWithRedaction(c.get("services"), c.get("caller").subjectKey, id)
       : "not_found";
     if (outcome === "not_found") throw notFound("Item");
     if (outcome === "via_team") {

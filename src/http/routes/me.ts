@@ -7,6 +7,6 @@ import type { AppEnv } from "../context";
 export const meRoutes = new Hono<AppEnv>()
   .use(authenticate())
   .delete("/", requireScope("items:write"), async (c) => {
-    await eraseSubject(c.get("services"), c.get("caller").key);
+    await eraseSubject(c.get("services"), c.get("caller").subjectKey);
     return c.body(null, 204);
   });

@@ -23,7 +23,7 @@ const readsOwnMemory = (c: Context<AppEnv>) => c.req.method === "GET" && c.req.p
 
 /** The subject whose memory the request reads: the caller's own. */
 export const ownMemory = new Hono<AppEnv>().use(authenticate({ readsOwnMemory })).use(async (c, next) => {
-  c.set("subject", c.get("caller").key);
+  c.set("subject", c.get("caller").subjectKey);
   await next();
 });
 
