@@ -15,7 +15,7 @@ import { endUserIdOf } from "../src/agent/end-user";
 import { createGenerator } from "../src/agent/generator";
 import type { Config } from "../src/config/config";
 import type { GenerationResult } from "../src/domain/generation";
-import type { ItemInput } from "../src/domain/items";
+import type { ItemInput } from "../src/domain/item-schema";
 import { renderMemory } from "../src/domain/memory-render";
 import { createLlmClient } from "../src/llm/create-llm-client";
 import { fakeLlm } from "./support/fake-llm-control";

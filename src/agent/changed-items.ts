@@ -1,4 +1,5 @@
-import type { ActivityDigest, Item, ItemKind, ItemStore } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
+import type { ActivityDigest, Item, ItemStore } from "../domain/items";
 import type { RefTable } from "./refs";
 import { TOOL_LIMITS } from "./tools";
 import { defuseTags, truncate } from "./untrusted";

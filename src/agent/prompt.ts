@@ -1,6 +1,6 @@
-import type { Config } from "../config/config";
 import type { ActivityDigest } from "../domain/items";
 import { isTeamKey, localName } from "../domain/workspaces";
+import type { Budgets } from "./budget";
 import { type RefreshChanges, renderChangedItems } from "./changed-items";
 import { DRAFT_BOUNDS } from "./checks";
 import type { PreparedPrevious, RefStatement } from "./previous-memory";
@@ -21,7 +21,7 @@ export interface PromptContext {
   previous: PreparedPrevious | null;
   /** A refresh's digest and changed items (null for a first generation). */
   changes: RefreshChanges | null;
-  budgets: Config["budgets"];
+  budgets: Budgets;
 }
 
 /** Statements in the wire format's bullet form, grouped under "## Section" in first-seen order. */

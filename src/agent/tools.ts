@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ITEM_KINDS, type Item, type ItemLink, type ItemStore, type ItemSummary } from "../domain/items";
+import { ITEM_KINDS } from "../domain/item-schema";
+import type { Item, ItemLink, ItemStore, ItemSummary } from "../domain/items";
 import { type ContentBlock, INVALID_TOOL_INPUT, type ToolDefinition } from "../domain/llm";
 import { REF_SHAPE, type RefTable } from "./refs";
 import { truncate, untrusted } from "./untrusted";

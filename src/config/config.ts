@@ -1,9 +1,14 @@
 import { z } from "zod";
+import { AppError } from "../domain/errors";
+import type { LlmSettings } from "../domain/llm";
 
 /** A setting that is missing or malformed; names the setting so start-up errors are actionable. */
-export class ConfigError extends Error {
+export class ConfigError extends AppError {
   constructor(readonly issues: { setting: string; message: string }[]) {
-    super(`Invalid configuration: ${issues.map((i) => `${i.setting}: ${i.message}`).join("; ")}`);
+    super(
+      "config_invalid",
+      `Invalid configuration: ${issues.map((i) => `${i.setting}: ${i.message}`).join("; ")}`,
+    );
     this.name = "ConfigError";
   }
 }
@@ -93,8 +98,6 @@ const rawSchema = z.object({
   INGEST_EMAIL_MAX_BYTES: intSetting(10 * 1024 * 1024, 1024, 25 * 1024 * 1024),
 });
 
-export type ModelRef = { provider: "anthropic" | "openai"; model: string };
-
 export type Auth = (
   | { kind: "hs256"; secret: string; issuer?: string; audience?: string }
   | { kind: "jwks"; jwksUrl: string; issuer: string; audience: string }
@@ -106,13 +109,7 @@ export interface Config {
   queryTimeoutMs: number;
   auth: Auth;
   mcp: { allowedOrigins: string[] };
-  llm: {
-    generator?: ModelRef;
-    judge?: ModelRef;
-    anthropic: { apiKey?: string; baseUrl?: string };
-    openai: { apiKey?: string; baseUrl?: string };
-    timeoutMs: number;
-  };
+  llm: LlmSettings;
   memory: {
     ttlMs: number;
     minIntervalMs: number;

@@ -1,6 +1,7 @@
 /** The item store's reads other than search. Every query carries the access rule for the viewer. */
 import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
-import type { ActivityDigest, Item, ItemKind, ItemLink } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
+import type { ActivityDigest, Item, ItemLink } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { localName } from "../domain/workspaces";
 import type { Db } from "./client";

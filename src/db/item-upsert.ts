@@ -15,7 +15,8 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "../domain/errors";
-import { type ItemInput, repeatedKeys, type UpsertOutcome } from "../domain/items";
+import type { ItemInput } from "../domain/item-schema";
+import { repeatedKeys, type UpsertOutcome } from "../domain/items";
 import { shareTargetKey, workspaceOf } from "../domain/workspaces";
 import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";

@@ -1,15 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Clock } from "../domain/clock";
+import type { MaterialChangeRecorder } from "../domain/memory-events";
 import type { Db } from "./client";
-
-export interface MaterialChangeRecorder {
-  /** Stamps material_changed_at = now on these subjects' memories rows (creating the rows if needed). */
-  record(subjectKeys: string[]): Promise<void>;
-}
 
 /**
  * Records, per subject, when material last changed: the sweep and the agent's unchanged shortcut use it.
- * Telling the agents is the composition root's job (composition.ts), not this adapter's.
+ * Telling the agents is memory/material-changes.ts's job, not this adapter's.
  */
 export function createMaterialChangeRecorder(db: Db, clock: Clock): MaterialChangeRecorder {
   return {

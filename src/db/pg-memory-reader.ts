@@ -1,6 +1,6 @@
 /** MemoryReader over Postgres: the read model of GET /memory, the history and the runs ledger listing. */
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
-import type { ItemKind } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
 import { isRunErrorCode, type MemoryStatus } from "../domain/memory";
 import type {
   Citation,

@@ -13,7 +13,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 
-import { ITEM_KINDS } from "../domain/items";
+import { ITEM_KINDS } from "../domain/item-schema";
 import type { ModelUsage, Salvage, Statement, Verdict } from "../domain/memory";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 

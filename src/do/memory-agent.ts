@@ -1,36 +1,57 @@
 import { DurableObject } from "cloudflare:workers";
-import { type AgentDeps, buildAgentDeps } from "../composition";
-import { errorLogFields } from "../db/database-errors";
-import { isSubjectKey, MAX_SUBJECT_KEY_LENGTH, RUN_TRIGGERS } from "../domain/memory";
+import type { Clock } from "../domain/clock";
+import type { GeneratorSource } from "../domain/generation";
+import type { ItemStore } from "../domain/items";
+import { isSubjectKey, MAX_SUBJECT_KEY_LENGTH, RUN_TRIGGERS, type RunTrigger } from "../domain/memory";
 import type { Env } from "../env";
 import type { AgentStatus, RefreshOptions } from "../memory/memory-agents-port";
+import type { MemoryCache } from "../memory/memory-cache";
+import type { MemoryReader } from "../memory/memory-reader";
 import { type AgentStateStore, type RunExecutionDeps, runAlarm } from "../memory/run-execution";
 import { RunGuard } from "../memory/run-guard";
+import type { RunLedger } from "../memory/run-ledger";
 import {
   type AgentState,
   alarmAt,
   initialState,
   onRequest,
   type RefreshAnswer,
-  type RefreshReason,
   reopenIfGeneratorReturned,
+  type SchedulePolicy,
 } from "../memory/run-schedule";
 import { erasedAt, eraseState, loadState, saveState } from "./agent-state";
+
+/** What one MemoryAgent instance works with, built once per instance by whoever defines the worker's class. */
+export interface AgentDeps {
+  clock: Clock;
+  ledger: RunLedger;
+  reader: Pick<MemoryReader, "current">;
+  /** Written after each commit that changes what GET /memory serves (memory/served-memory.ts). */
+  memoryCache: MemoryCache;
+  items: Pick<ItemStore, "search">;
+  /** Decided once per instance: a generator over the configured LLMs, or why there is none. */
+  generation(): GeneratorSource;
+  policy: SchedulePolicy;
+  leaseMarginMs: number;
+  /** What may be logged about an error (never parameters or messages). */
+  logFields(error: unknown): Record<string, unknown>;
+}
 
 /**
  * One per subject (`idFromName("user:" + id)`): owns that subject's memory lifecycle. A thin shell: typed
  * RPC methods check their input and apply the pure transitions of memory/run-schedule.ts to the state kept
  * in this object's SQLite storage; runs happen only in alarm(), one at a time, under a lease, through
- * memory/run-execution.ts. Its collaborators are built once, in the constructor (tests pass their own).
+ * memory/run-execution.ts. Its collaborators are handed to its constructor: the worker's class (index.ts)
+ * passes the production wiring, the tests their own.
  */
 export class MemoryAgent extends DurableObject<Env> {
   private readonly deps: AgentDeps;
   private readonly guard: RunGuard;
   private readonly stateStore: AgentStateStore;
 
-  constructor(ctx: DurableObjectState, env: Env, deps?: AgentDeps) {
+  constructor(ctx: DurableObjectState, env: Env, deps: AgentDeps) {
     super(ctx, env);
-    this.deps = deps ?? buildAgentDeps(env);
+    this.deps = deps;
     this.guard = new RunGuard((runId) => loadState(ctx.storage.sql).run?.id === runId);
     this.stateStore = {
       load: () => loadState(ctx.storage.sql),
@@ -40,7 +61,7 @@ export class MemoryAgent extends DurableObject<Env> {
 
   async requestRefresh(
     subjectKey: string,
-    reason: RefreshReason,
+    reason: RunTrigger,
     options: RefreshOptions = {},
   ): Promise<RefreshAnswer> {
     assertSubject(subjectKey);
@@ -110,7 +131,8 @@ export class MemoryAgent extends DurableObject<Env> {
       state: this.stateStore,
       guard: this.guard,
       newRunId: () => crypto.randomUUID(),
-      log,
+      log: (level, msg, subjectKey, error) =>
+        console[level](JSON.stringify({ level, msg, subjectKey, ...this.deps.logFields(error) })),
     };
   }
 
@@ -149,8 +171,4 @@ function assertSubject(subjectKey: unknown): asserts subjectKey is string {
       `subjectKey must be a non-empty string of at most ${MAX_SUBJECT_KEY_LENGTH} characters`,
     );
   }
-}
-
-function log(level: "warn" | "error", msg: string, subjectKey: string, error: unknown): void {
-  console[level](JSON.stringify({ level, msg, subjectKey, ...errorLogFields(error) }));
 }

@@ -1,18 +1,5 @@
 /** The workspace store's model and port. The research tools and the HTTP API both go through ItemStore. */
-
-export const ITEM_KINDS = [
-  "email",
-  "message",
-  "task",
-  "doc",
-  "call",
-  "event",
-  "file",
-  "pull_request",
-  "contact",
-  "note",
-] as const;
-export type ItemKind = (typeof ITEM_KINDS)[number];
+import type { ItemInput, ItemKind } from "./item-schema";
 
 export interface Item {
   id: string;
@@ -30,27 +17,6 @@ export interface Item {
   url: string | null;
   metadata: Record<string, unknown>;
   sharedWith: string[];
-}
-
-export interface ItemLinkInput {
-  source?: string;
-  externalId: string;
-  kind?: string;
-}
-
-export interface ItemInput {
-  source: string;
-  externalId: string;
-  kind: ItemKind;
-  title?: string;
-  body: string;
-  author?: string;
-  participants?: string[];
-  occurredAt: Date;
-  url?: string;
-  metadata?: Record<string, unknown>;
-  sharedWith?: string[];
-  links?: ItemLinkInput[];
 }
 
 export interface ItemProblem {

@@ -4,13 +4,13 @@
  */
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { AppError, notFound } from "../domain/errors";
-import type { Item, ItemKind, ItemLink, SearchHit } from "../domain/items";
-import { searchSchema } from "../http/item-schemas";
+import { searchSchema } from "../app/item-input";
+import { getItem, searchItems } from "../app/items";
+import type { Item, ItemLink, SearchHit } from "../domain/items";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { asAppError, guarded, jsonSafe, toolError, toolSuccess } from "./tool-result";
+import { asAppError, guarded, jsonSafe, toolSuccess } from "./tool-result";
 
 const shape = searchSchema.shape;
 
@@ -51,7 +51,7 @@ const itemOutput = z.looseObject({
 });
 
 export function registerItemReadTools(server: McpServer, context: McpContext): void {
-  const { deps, caller } = context;
+  const { services, caller } = context;
   const canRead = needsScope(caller, "memory:read");
   const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -70,14 +70,11 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       scopeChallenge: canRead,
     },
     ({ team, ...input }) =>
-      guarded(async () => {
-        if (input.since && input.until && input.since >= input.until) {
-          throw new AppError("bad_request", '"since" must be before "until"');
-        }
-        const page = await deps.items.search(await subjectOf(context, team), {
+      guarded(context, async () => {
+        const page = await searchItems(services, await subjectOf(context, team), {
           ...input,
           q: input.query,
-          kinds: (input.kinds ?? []) as ItemKind[],
+          kinds: input.kinds ?? [],
           people: input.people ?? [],
         });
         const text =
@@ -102,9 +99,8 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       scopeChallenge: canRead,
     },
     ({ id }) =>
-      guarded(async () => {
-        const item = await deps.items.get(caller.subjectKey, id);
-        if (!item) return toolError(notFound("Item"));
+      guarded(context, async () => {
+        const item = await getItem(services, caller.subjectKey, id);
         return toolSuccess(jsonSafe(item), itemText(item));
       }),
   );
@@ -120,10 +116,10 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     },
     async (uri, variables) => {
       const id = String(variables.id ?? "");
-      const item = await deps.items.get(caller.subjectKey, id).catch((err: unknown) => {
-        throw asAppError(err);
+      const item = await getItem(services, caller.subjectKey, id).catch((err: unknown) => {
+        const error = asAppError(context, err);
+        throw error.code === "not_found" ? new ResourceNotFoundError(uri.href, error.message) : error;
       });
-      if (!item) throw new ResourceNotFoundError(uri.href, "Item not found");
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: itemText(item) }] };
     },
   );

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { AppError, ErrorCode } from "../domain/errors";
-import { toAppError } from "../http/errors";
+import type { McpContext } from "./deps";
 
 export interface ToolErrorBody {
   error: { code: ErrorCode; message: string; retryAfter?: number };
@@ -26,17 +26,20 @@ export function toolError(error: AppError): CallToolResult {
 }
 
 /** Runs a tool body; a domain error becomes its tool error, anything else an `internal` one (logged). */
-export async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(
+  context: McpContext,
+  run: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   try {
     return await run();
   } catch (err) {
-    return toolError(asAppError(err));
+    return toolError(asAppError(context, err));
   }
 }
 
 /** The error model for failures outside a tool (resources, prompts): the same codes, thrown as AppError. */
-export function asAppError(err: unknown): AppError {
-  return toAppError(err, "mcp");
+export function asAppError({ services, requestId }: McpContext, err: unknown): AppError {
+  return services.errors.toAppError(err, requestId);
 }
 
 /** JSON-safe copy (Dates become ISO strings), as the HTTP API would serialise it. */

@@ -1,6 +1,6 @@
 /** The port to the subjects' MemoryAgent Durable Objects, as the HTTP routes, ingest and the sweep see it. */
-import type { AgentPhase, RunErrorCode } from "../domain/memory";
-import type { RefreshAnswer, RefreshReason } from "./run-schedule";
+import type { AgentPhase, RunErrorCode, RunTrigger } from "../domain/memory";
+import type { RefreshAnswer } from "./run-schedule";
 
 export interface AgentStatus {
   subjectKey: string | null;
@@ -25,7 +25,7 @@ export interface RefreshOptions {
 
 export interface MemoryAgents {
   /** Asks for a refresh; the object decides (single flight, min interval, debounce, backoff). */
-  requestRefresh(subjectKey: string, reason: RefreshReason, options?: RefreshOptions): Promise<RefreshAnswer>;
+  requestRefresh(subjectKey: string, reason: RunTrigger, options?: RefreshOptions): Promise<RefreshAnswer>;
   /** POST /memory/refresh: a run now, unless inside the min interval or a backoff ("refused"). */
   forceRefresh(subjectKey: string): Promise<RefreshAnswer>;
   status(subjectKey: string): Promise<AgentStatus>;

@@ -1,6 +1,6 @@
 /** The memory read model's port: what GET /memory, the history and the ledger listing read (Postgres in db/pg-memory-reader.ts). */
 import type { RunStats } from "../domain/generation";
-import type { ItemKind } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
 import type {
   MemoryStatus,
   RunErrorCode,

@@ -11,8 +11,6 @@
  */
 import { type AgentPhase, type RunErrorCode, type RunTrigger, UNAVAILABLE_CODES } from "../domain/memory";
 
-export type RefreshReason = RunTrigger;
-
 export type Phase = AgentPhase;
 
 export interface ActiveRun {
@@ -142,7 +140,7 @@ export function backoffDelay(failures: number, policy: SchedulePolicy): number {
  */
 export function onRequest(
   state: AgentState,
-  reason: RefreshReason,
+  reason: RunTrigger,
   now: number,
   policy: SchedulePolicy,
   notBefore?: number,

@@ -8,7 +8,8 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
-import { buildServices, type Services } from "../../src/composition";
+import type { Services } from "../../src/app/services";
+import { buildServices } from "../../src/composition";
 import { configFor } from "../../src/config/config";
 import { createDb, type Db } from "../../src/db/client";
 import { createPgRunLedger } from "../../src/db/pg-run-ledger";

@@ -1,9 +1,8 @@
 import type { Clock } from "../../../src/domain/clock";
+import type { ItemInput, ItemKind } from "../../../src/domain/item-schema";
 import type {
   ActivityDigest,
   Item,
-  ItemInput,
-  ItemKind,
   ItemLink,
   ItemStore,
   ItemSummary,
