@@ -126,7 +126,7 @@ describe("POST /items validation", () => {
         items: [
           item({ externalId: "fine" }),
           noBody,
-          item({ externalId: "bad-kind", kind: "fax" }),
+          { ...item({ externalId: "bad-kind" }), kind: "fax" },
           item({ externalId: "no-zone", occurredAt: "2026-03-01T10:00:00" }),
           item({ externalId: "bad-url", url: "javascript:alert(1)" }),
           { ...item({ externalId: "typo" }), occurred_at: "2026-03-01T10:00:00Z" },

@@ -15,7 +15,7 @@ import { endUserIdOf } from "../src/agent/end-user";
 import { createGenerator } from "../src/agent/generator";
 import type { Config } from "../src/config/config";
 import type { GenerationResult } from "../src/domain/generation";
-import type { ItemInput } from "../src/domain/item-schema";
+import { type ItemInput, itemInputSchema } from "../src/domain/item-schema";
 import { renderMemory } from "../src/domain/memory-render";
 import { createLlmClient } from "../src/llm/create-llm-client";
 import { fakeLlm } from "./support/fake-llm-control";
@@ -31,7 +31,7 @@ const llm: Config["llm"] = {
 const NOW = new Date("2026-03-10T12:00:00.000Z");
 const HOUR_MS = 3_600_000;
 
-const toInput = (item: ApiItem): ItemInput => ({ ...item, occurredAt: new Date(item.occurredAt) });
+const toInput = (item: ApiItem): ItemInput => itemInputSchema.parse(item);
 
 function accepted(result: GenerationResult) {
   if (result.outcome !== "accepted") throw new Error(`expected accepted, got ${JSON.stringify(result)}`);

@@ -45,7 +45,7 @@ export const isoDateTime = z.iso.datetime({
   offset: true,
   error: "must be an ISO 8601 date-time with a time zone",
 });
-export const storableInstant = (input: z.ZodType<string>) =>
+export const storableInstant = (input: z.ZodType<string, string>) =>
   input.transform((v) => new Date(v)).refine(isStorableInstant, `must be ${STORABLE_RANGE}`);
 export const itemKindSchema = z.enum(ITEM_KINDS, { error: `must be one of ${ITEM_KINDS.join(", ")}` });
 
