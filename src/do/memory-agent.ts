@@ -3,7 +3,6 @@ import type { Clock } from "../domain/clock";
 import type { GeneratorSource } from "../domain/generation";
 import type { ItemStore } from "../domain/items";
 import { isSubjectKey, MAX_SUBJECT_KEY_LENGTH, RUN_TRIGGERS, type RunTrigger } from "../domain/memory";
-import type { Env } from "../env";
 import type { AgentStatus, RefreshOptions } from "../memory/memory-agents-port";
 import type { MemoryCache } from "../memory/memory-cache";
 import type { MemoryReader } from "../memory/memory-reader";
@@ -44,12 +43,12 @@ export interface AgentDeps {
  * memory/run-execution.ts. Its collaborators are handed to its constructor: the worker's class (index.ts)
  * passes the production wiring, the tests their own.
  */
-export class MemoryAgent extends DurableObject<Env> {
+export class MemoryAgent extends DurableObject {
   private readonly deps: AgentDeps;
   private readonly guard: RunGuard;
   private readonly stateStore: AgentStateStore;
 
-  constructor(ctx: DurableObjectState, env: Env, deps: AgentDeps) {
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env, deps: AgentDeps) {
     super(ctx, env);
     this.deps = deps;
     this.guard = new RunGuard((runId) => loadState(ctx.storage.sql).run?.id === runId);
