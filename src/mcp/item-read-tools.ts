@@ -2,7 +2,7 @@
  * Reading the caller's workspace over MCP: `search_items`, `get_item` and the `item://{id}` resource. Same
  * store, same access rule and the same request schema as GET /items: another user's item is "not found".
  */
-import { type McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { searchSchema } from "../app/item-input";
 import { getItem, searchItems } from "../app/items";
@@ -10,7 +10,7 @@ import type { Item, ItemLink, SearchHit } from "../domain/items";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { asAppError, guarded, jsonSafe, toolSuccess } from "./tool-result";
+import { guarded, jsonSafe, resourceError, toolSuccess } from "./tool-result";
 
 const shape = searchSchema.shape;
 
@@ -117,8 +117,7 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     async (uri, variables) => {
       const id = String(variables.id ?? "");
       const item = await getItem(services, caller.subjectKey, id).catch((err: unknown) => {
-        const error = asAppError(context, err);
-        throw error.code === "not_found" ? new ResourceNotFoundError(uri.href, error.message) : error;
+        throw resourceError(context, uri, err);
       });
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: itemText(item) }] };
     },

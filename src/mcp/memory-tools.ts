@@ -5,7 +5,7 @@
  * team, the tools act on the team's memory as /teams/:team/memory does (members only), and so does the
  * `memory://team/{team}` resource.
  */
-import { type McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { hasScope } from "../app/caller";
 import { type RefreshOutcome, readSubjectMemory, refreshMemory } from "../app/memory";
@@ -14,7 +14,7 @@ import { emptyBody, type MemoryFormat, type ReadDecision, servedBody } from "../
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { asAppError, guarded, toolSuccess } from "./tool-result";
+import { asAppError, guarded, resourceError, toolSuccess } from "./tool-result";
 
 export const MEMORY_URI = "memory://me";
 export const TEAM_MEMORY_URI_TEMPLATE = "memory://team/{team}";
@@ -160,8 +160,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
       const decision = await subjectOf(context, team)
         .then((subject) => readSubjectMemory(context.services, subject))
         .catch((err: unknown) => {
-          const error = asAppError(context, err);
-          throw error.code === "not_found" ? new ResourceNotFoundError(uri.href, error.message) : error;
+          throw resourceError(context, uri, err);
         });
       return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: memoryText(decision, "team") }] };
     },

@@ -3,7 +3,7 @@
  * only show text); a failure is an `isError` result with the HTTP error model's code, never an exception
  * that would reach the transport.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import { type CallToolResult, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import type { AppError, ErrorCode } from "../domain/errors";
 import type { McpContext } from "./deps";
 
@@ -40,6 +40,12 @@ export async function guarded(
 /** The error model for failures outside a tool (resources, prompts): the same codes, thrown as AppError. */
 export function asAppError({ services, requestId }: McpContext, err: unknown): AppError {
   return services.errors.toAppError(err, requestId);
+}
+
+/** A resource read's failure: a missing one as the SDK's ResourceNotFoundError, anything else as asAppError. */
+export function resourceError(context: McpContext, uri: URL, err: unknown): Error {
+  const error = asAppError(context, err);
+  return error.code === "not_found" ? new ResourceNotFoundError(uri.href, error.message) : error;
 }
 
 /** JSON-safe copy (Dates become ISO strings), as the HTTP API would serialise it. */
