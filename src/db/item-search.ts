@@ -19,13 +19,12 @@
 import { and, desc, gte, inArray, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
+import { PAGE_LIMIT } from "../domain/pages";
 import type { Db } from "./client";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { items } from "./schema";
 import { decodeCursor, encodeCursor } from "./search-cursor";
 
-export const SEARCH_DEFAULT_LIMIT = 20;
-export const SEARCH_MAX_LIMIT = 100;
 /** A ranked search ranks at most this many matches, the most recent (see above). */
 export const RANK_CANDIDATES = 200;
 const SNIPPET_CHARS = 240;
@@ -217,8 +216,8 @@ function headlineSource(body: SQLWrapper, tsquery: SQL): SQL {
 }
 
 export function clampLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return SEARCH_DEFAULT_LIMIT;
-  return Math.min(SEARCH_MAX_LIMIT, Math.max(1, Math.trunc(limit)));
+  if (limit === undefined || !Number.isFinite(limit)) return PAGE_LIMIT.default;
+  return Math.min(PAGE_LIMIT.max, Math.max(1, Math.trunc(limit)));
 }
 
 /**

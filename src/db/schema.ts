@@ -15,7 +15,7 @@ import {
 
 import { ITEM_KINDS } from "../domain/item-schema";
 import type { ModelUsage, Salvage, Statement, Verdict } from "../domain/memory";
-import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
+import { MEMORY_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -93,8 +93,6 @@ export const itemLinks = pgTable(
     index("item_links_pending_idx").on(t.targetSource, t.targetExternalId).where(sql`${t.toItem} is null`),
   ],
 );
-
-export const MEMORY_STATUSES = ["none", "generating", "ready", "failed", "unavailable"] as const;
 
 /** One row per subject: the pointer to the current version plus what the read path needs. */
 export const memories = pgTable(

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { searchSchema } from "../app/item-input";
 import { getItem, searchItems } from "../app/items";
 import type { Item, ItemLink, SearchHit } from "../domain/items";
+import { PAGE_LIMIT } from "../domain/pages";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
@@ -21,7 +22,7 @@ const searchInput = z.object({
   since: shape.since.describe("Only items that occurred at or after this date (YYYY-MM-DD or ISO 8601)"),
   until: shape.until.describe("Only items that occurred before this date"),
   people: shape.people.optional().describe("Only items whose author or participants match these names"),
-  limit: shape.limit.describe("How many results (1-100, default 20)"),
+  limit: shape.limit.describe(`How many results (1-${PAGE_LIMIT.max}, default ${PAGE_LIMIT.default})`),
   cursor: shape.cursor.describe("nextCursor of the previous page"),
   team: teamArgument,
 });
