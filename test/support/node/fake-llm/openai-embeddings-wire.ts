@@ -80,6 +80,6 @@ export function renderEmbeddingsReply(request: EmbeddingsRequest, drop = 0): unk
 
 function toBase64Float32(vector: number[]): string {
   const bytes = Buffer.alloc(vector.length * 4);
-  vector.forEach((x, i) => bytes.writeFloatLE(x, i * 4));
+  for (const [i, x] of vector.entries()) bytes.writeFloatLE(x, i * 4);
   return bytes.toString("base64");
 }
