@@ -6,7 +6,8 @@
  * Normalisation: lower case, diacritics dropped, hyphens, underscores, slashes and apostrophes split words
  * ("cut-over" is "cut over"). Features (each hashed with a sign into `dimensions` buckets):
  *   - each word that is not a stop word (weight 1), with a naive stem ("deadlines" and "deadline" share it);
- *   - each pair of adjacent words, as a pair (0.5) and joined (1: "cut over" has the word "cutover");
+ *   - each pair of adjacent words that are not stop words, as a pair (0.5) and joined (0.7: "cut over"
+ *     has the word "cutover");
  *   - each character trigram of each word, padded (0.25), so spelling variants stay close.
  * The result is L2-normalised and never all zeros (a text with no letters or digits gets a feature of its
  * own raw text).
@@ -38,8 +39,10 @@ export function fakeEmbedding(
     for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.25);
   }
   for (let i = 0; i + 1 < words.length; i++) {
-    add(`p:${words[i]} ${words[i + 1]}`, 0.5);
-    add(`w:${stem(`${words[i]}${words[i + 1]}`)}`, 1);
+    const [a, b] = [words[i]!, words[i + 1]!];
+    if (STOP_WORDS.has(a) || STOP_WORDS.has(b)) continue;
+    add(`p:${stem(a)} ${stem(b)}`, 0.5);
+    add(`w:${stem(`${a}${b}`)}`, 0.7);
   }
   let norm = Math.hypot(...vector);
   if (norm === 0) {
@@ -79,7 +82,7 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
 }
 
 function stem(word: string): string {
-  for (const suffix of ["ing", "ed", "es", "s"]) {
+  for (const suffix of ["ing", "ed", "s"]) {
     if (word.length > suffix.length + 2 && word.endsWith(suffix)) return word.slice(0, -suffix.length);
   }
   return word;
