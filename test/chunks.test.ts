@@ -93,7 +93,9 @@ describe("chunkItem", () => {
     for (const chunk of chunks) {
       expect(chunk.start % 2).toBe(0);
       expect(chunk.end % 2).toBe(0);
-      expect(chunk.text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      expect(chunk.text).not.toMatch(
+        /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
+      );
     }
   });
 
