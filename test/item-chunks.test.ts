@@ -10,9 +10,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import {
-  type ChunkRow,
   deleteOtherModelChunks,
-  type EmbeddingKey,
   ensureVectorIndex,
   listItemsToEmbed,
   loadEmbeddingSources,
@@ -24,6 +22,7 @@ import {
 } from "../src/db/item-chunks";
 import { createItemStore } from "../src/db/item-store";
 import { itemChunks, items } from "../src/db/schema";
+import type { EmbeddedChunk, EmbeddingKey } from "../src/domain/item-embedding";
 import type { ItemInput } from "../src/domain/items";
 import { teamKey, userKey } from "../src/domain/workspaces";
 import { newUserId } from "./support/auth";
@@ -59,7 +58,7 @@ async function hashOf(id: string): Promise<string> {
   return row.hash;
 }
 
-const chunk = (index: number, embedding: number[], span: [number, number] = [0, 10]): ChunkRow => ({
+const chunk = (index: number, embedding: number[], span: [number, number] = [0, 10]): EmbeddedChunk => ({
   index,
   start: span[0],
   end: span[1],

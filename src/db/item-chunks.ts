@@ -8,17 +8,12 @@
  * `hnsw.ef_search` and `hnsw.iterative_scan`.
  */
 import { and, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type { EmbeddedChunk, EmbeddingKey, EmbeddingSource } from "../domain/item-embedding";
 import type { ItemKind } from "../domain/items";
 import type { Db } from "./client";
 import { sha256Hex } from "./content-hash";
 import { visibleTo } from "./item-rows";
 import { items } from "./schema";
-
-/** Which embeddings: the embedder's id and its vectors' length. */
-export interface EmbeddingKey {
-  model: string;
-  dimensions: number;
-}
 
 /** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
 export const HNSW_MAX_VECTOR_DIMENSIONS = 2000;
@@ -26,15 +21,6 @@ export const HNSW_MAX_HALFVEC_DIMENSIONS = 4000;
 
 // ---------------------------------------------------------------------------------------------------
 // Writing an item's chunks
-
-export interface ChunkRow {
-  index: number;
-  /** [start, end) in the body, UTF-16 code units (domain/chunks.ts). */
-  start: number;
-  end: number;
-  snippet: string;
-  embedding: number[];
-}
 
 export interface ChunkWriteTarget extends EmbeddingKey {
   itemId: string;
@@ -52,7 +38,7 @@ export interface ChunkWriteTarget extends EmbeddingKey {
 export async function writeItemChunks(
   db: Db,
   target: ChunkWriteTarget,
-  chunks: ChunkRow[],
+  chunks: EmbeddedChunk[],
 ): Promise<{ written: boolean }> {
   if (chunks.length === 0) throw new Error("an item has at least one chunk");
   for (const chunk of chunks) {
@@ -156,16 +142,10 @@ export async function listItemsToEmbed(
   };
 }
 
-export interface EmbeddingSource {
-  id: string;
-  kind: ItemKind;
-  title: string | null;
-  /** The body's first `maxBodyChars` characters (chunking never reads further; see domain/chunks.ts). */
-  body: string;
-  contentHash: string;
-}
-
-/** What chunking needs of these items (those that still exist), with the hash to write their chunks under. */
+/**
+ * What chunking needs of these items (those that still exist), with the hash to write their chunks under;
+ * the body cut to its first `maxBodyChars` characters (EMBEDDING_MAX_BODY_CHARS: chunking reads no further).
+ */
 export async function loadEmbeddingSources(
   db: Db,
   ids: string[],

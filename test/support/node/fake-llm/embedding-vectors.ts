@@ -9,6 +9,7 @@
  *   - each pair of adjacent words that are not stop words, as a pair (0.5) and joined (0.7: "cut over"
  *     has the word "cutover");
  *   - each character trigram of each word, padded (0.25), so spelling variants stay close.
+ * A feature's weights are summed over the text and damped (log(1 + w)), so repetition counts for little.
  * The result is L2-normalised and never all zeros (a text with no letters or digits gets a feature of its
  * own raw text).
  */
@@ -26,11 +27,10 @@ export function fakeEmbedding(
   dimensions: number = DEFAULT_FAKE_EMBEDDING_DIMENSIONS,
 ): number[] {
   const vector = new Array<number>(dimensions).fill(0);
-  const add = (feature: string, weight: number) => {
-    const h = fnv1a(feature);
-    const index = h % dimensions;
-    vector[index]! += (h & 0x80000000) === 0 ? weight : -weight;
-  };
+  // Weights summed per feature, then damped (log): a word repeated fifty times is not fifty times the topic.
+  const features = new Map<string, number>();
+  const add = (feature: string, weight: number) =>
+    features.set(feature, (features.get(feature) ?? 0) + weight);
   const words = normalisedWords(text);
   const content = words.filter((w) => !STOP_WORDS.has(w));
   for (const word of content.length > 0 ? content : words) {
@@ -44,11 +44,12 @@ export function fakeEmbedding(
     add(`p:${stem(a)} ${stem(b)}`, 0.5);
     add(`w:${stem(`${a}${b}`)}`, 0.7);
   }
-  let norm = Math.hypot(...vector);
-  if (norm === 0) {
-    add(`raw:${text}`, 1);
-    norm = Math.hypot(...vector);
+  if (features.size === 0) add(`raw:${text}`, 1);
+  for (const [feature, weight] of features) {
+    const h = fnv1a(feature);
+    vector[h % dimensions]! += ((h & 0x80000000) === 0 ? 1 : -1) * Math.log1p(weight);
   }
+  let norm = Math.hypot(...vector);
   // Cancelling signs could still leave nothing: a fixed bucket then.
   if (norm === 0) {
     vector[fnv1a(`fallback:${text}`) % dimensions] = 1;
