@@ -15,6 +15,7 @@ import {
   listItemsToEmbed,
   loadEmbeddingSources,
   searchByVector,
+  type VectorSearchOptions,
   vectorIndexName,
   vectorSearchQuery,
   vectorSearchSettings,
@@ -354,91 +355,106 @@ describe("searchByVector", () => {
     };
   }
 
-  it("answers what the viewer may see, nearest best chunk first, each item once with that chunk", async () => {
-    const w = await world();
-    await w.embed(w.mine, [1, 0, 0]);
-    await w.embed(w.sharedWithBen, [0, 1, 0], [0.9, 0.1, 0]);
-    await w.embed(w.sharedWithTeam, [0.7, 0.7, 0]);
-    await w.embed(w.task, [0, 0, 1]);
-    await w.embed(w.cysOwn, [1, 0, 0]);
-    const query = [1, 0.05, 0];
+  describe.each<{ strategy: "exact" | "index" }>([{ strategy: "exact" }, { strategy: "index" }])(
+    "with the $strategy plan",
+    ({ strategy }) => {
+      const search = (
+        viewer: string,
+        query: number[],
+        key: EmbeddingKey,
+        options: VectorSearchOptions = {},
+      ) => searchByVector(db, viewer, query, key, { ...options, strategy });
 
-    const forAda = await searchByVector(db, w.ada, query, w.key);
-    expect(forAda.map((h) => h.itemId)).toEqual([
-      w.mine.id,
-      w.sharedWithBen.id,
-      w.sharedWithTeam.id,
-      w.task.id,
-    ]);
-    expect(forAda[1]).toMatchObject({ chunkIndex: 1, snippet: "snippet 1" });
-    expect(forAda[0]!.distance).toBeLessThan(forAda[1]!.distance);
-    expect(forAda[3]!.distance).toBeCloseTo(1, 5);
+      it("answers what the viewer may see, nearest best chunk first, each item once with that chunk", async () => {
+        const w = await world();
+        await w.embed(w.mine, [1, 0, 0]);
+        await w.embed(w.sharedWithBen, [0, 1, 0], [0.9, 0.1, 0]);
+        await w.embed(w.sharedWithTeam, [0.7, 0.7, 0]);
+        await w.embed(w.task, [0, 0, 1]);
+        await w.embed(w.cysOwn, [1, 0, 0]);
+        const query = [1, 0.05, 0];
 
-    // ben: what is shared with him and with his team, never ada's private note or cy's item.
-    const forBen = await searchByVector(db, w.ben, query, w.key);
-    expect(forBen.map((h) => h.itemId)).toEqual([w.sharedWithBen.id, w.sharedWithTeam.id, w.task.id]);
-    // The team's own subject sees what is shared with it.
-    expect((await searchByVector(db, w.teamKey, query, w.key)).map((h) => h.itemId)).toEqual([
-      w.sharedWithTeam.id,
-    ]);
-    expect((await searchByVector(db, w.cy, query, w.key)).map((h) => h.itemId)).toEqual([w.cysOwn.id]);
-  });
+        const forAda = await search(w.ada, query, w.key);
+        expect(forAda.map((h) => h.itemId)).toEqual([
+          w.mine.id,
+          w.sharedWithBen.id,
+          w.sharedWithTeam.id,
+          w.task.id,
+        ]);
+        expect(forAda[1]).toMatchObject({ chunkIndex: 1, snippet: "snippet 1" });
+        expect(forAda[0]!.distance).toBeLessThan(forAda[1]!.distance);
+        expect(forAda[3]!.distance).toBeCloseTo(1, 5);
 
-  it("applies the limit and the kind and time filters", async () => {
-    const w = await world();
-    for (const item of [w.mine, w.sharedWithBen, w.sharedWithTeam, w.task]) await w.embed(item, [1, 0, 0]);
-    expect(await searchByVector(db, w.ada, [1, 0, 0], w.key, { limit: 2 })).toHaveLength(2);
-    const tasks = await searchByVector(db, w.ada, [1, 0, 0], w.key, { kinds: ["task"] });
-    expect(tasks.map((h) => h.itemId)).toEqual([w.task.id]);
-    expect(
-      await searchByVector(db, w.ada, [1, 0, 0], w.key, { since: new Date("2026-05-02T00:00:00Z") }),
-    ).toEqual([]);
-    expect(
-      await searchByVector(db, w.ada, [1, 0, 0], w.key, { until: new Date("2026-05-02T00:00:00Z") }),
-    ).toHaveLength(4);
-  });
+        // ben: what is shared with him and with his team, never ada's private note or cy's item.
+        const forBen = await search(w.ben, query, w.key);
+        expect(forBen.map((h) => h.itemId)).toEqual([w.sharedWithBen.id, w.sharedWithTeam.id, w.task.id]);
+        // The team's own subject sees what is shared with it.
+        expect((await search(w.teamKey, query, w.key)).map((h) => h.itemId)).toEqual([w.sharedWithTeam.id]);
+        expect((await search(w.cy, query, w.key)).map((h) => h.itemId)).toEqual([w.cysOwn.id]);
+      });
 
-  it("skips chunks of an item's older content and chunks of other models", async () => {
-    const w = await world();
-    await w.embed(w.mine, [1, 0, 0]);
-    await w.embed(w.task, [0.5, 0.5, 0]);
-    await writeItemChunks(
-      db,
-      {
-        model: `${w.key.model}-other`,
-        dimensions: 3,
-        itemId: w.sharedWithBen.id,
-        contentHash: w.sharedWithBen.hash,
-      },
-      [chunk(0, [1, 0, 0])],
-    );
-    await ingest(w.ada, [input("mine", { body: "ada's note, rewritten" })]);
-    expect((await searchByVector(db, w.ada, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.task.id]);
-  });
+      it("applies the limit and the kind and time filters", async () => {
+        const w = await world();
+        for (const item of [w.mine, w.sharedWithBen, w.sharedWithTeam, w.task])
+          await w.embed(item, [1, 0, 0]);
+        expect(await search(w.ada, [1, 0, 0], w.key, { limit: 2 })).toHaveLength(2);
+        const tasks = await search(w.ada, [1, 0, 0], w.key, { kinds: ["task"] });
+        expect(tasks.map((h) => h.itemId)).toEqual([w.task.id]);
+        expect(await search(w.ada, [1, 0, 0], w.key, { since: new Date("2026-05-02T00:00:00Z") })).toEqual(
+          [],
+        );
+        expect(
+          await search(w.ada, [1, 0, 0], w.key, { until: new Date("2026-05-02T00:00:00Z") }),
+        ).toHaveLength(4);
+      });
 
-  it("stops showing an item to a sharee from the moment it is unshared", async () => {
-    const w = await world();
-    await w.embed(w.sharedWithBen, [1, 0, 0]);
-    expect((await searchByVector(db, w.ben, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([
-      w.sharedWithBen.id,
-    ]);
-    await ingest(w.ada, [input("ben", { body: "for ben" })]);
-    expect(await searchByVector(db, w.ben, [1, 0, 0], w.key)).toEqual([]);
-  });
+      it("skips chunks of an item's older content and chunks of other models", async () => {
+        const w = await world();
+        await w.embed(w.mine, [1, 0, 0]);
+        await w.embed(w.task, [0.5, 0.5, 0]);
+        await writeItemChunks(
+          db,
+          {
+            model: `${w.key.model}-other`,
+            dimensions: 3,
+            itemId: w.sharedWithBen.id,
+            contentHash: w.sharedWithBen.hash,
+          },
+          [chunk(0, [1, 0, 0])],
+        );
+        await ingest(w.ada, [input("mine", { body: "ada's note, rewritten" })]);
+        expect((await search(w.ada, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.task.id]);
+      });
 
-  it("is planned on the model's HNSW index when the planner is steered off sequential scans", async () => {
+      it("stops showing an item to a sharee from the moment it is unshared", async () => {
+        const w = await world();
+        await w.embed(w.sharedWithBen, [1, 0, 0]);
+        expect((await search(w.ben, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.sharedWithBen.id]);
+        await ingest(w.ada, [input("ben", { body: "for ben" })]);
+        expect(await search(w.ben, [1, 0, 0], w.key)).toEqual([]);
+      });
+    },
+  );
+
+  it("plans the index strategy on the model's HNSW index, and the exact one never on it", async () => {
     const w = await world();
     await w.embed(w.mine, [1, 0, 0]);
     const { name } = await ensureVectorIndex(db, w.key);
-    const query = vectorSearchQuery(w.ada, [1, 0, 0], w.key);
-    const results = await db.batch([
-      db.execute(sql`set local enable_seqscan = off`),
-      ...vectorSearchSettings().map((s) => db.execute(s)),
-      db.execute(sql`explain ${query}`),
-    ]);
-    const plan = (results.at(-1)?.rows ?? []).map((r) => String(r["QUERY PLAN"])).join("\n");
-    expect(plan).toContain(name);
-    expect((await searchByVector(db, w.ada, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.mine.id]);
+    const planOf = async (strategy: "exact" | "index") => {
+      const query = vectorSearchQuery(w.ada, [1, 0, 0], w.key, { strategy });
+      const results = await db.batch([
+        db.execute(sql`set local enable_seqscan = off`),
+        ...vectorSearchSettings().map((s) => db.execute(s)),
+        db.execute(sql`explain ${query}`),
+      ]);
+      return (results.at(-1)?.rows ?? []).map((r) => String(r["QUERY PLAN"])).join("\n");
+    };
+    expect(await planOf("index")).toContain(name);
+    expect(await planOf("exact")).not.toContain(name);
+    for (const strategy of ["exact", "index"] as const) {
+      const hits = await searchByVector(db, w.ada, [1, 0, 0], w.key, { strategy });
+      expect(hits.map((h) => h.itemId)).toEqual([w.mine.id]);
+    }
     await dropIndex(name);
   });
 });

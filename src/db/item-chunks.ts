@@ -12,7 +12,7 @@ import type { EmbeddedChunk, EmbeddingKey, EmbeddingSource } from "../domain/ite
 import type { ItemKind } from "../domain/items";
 import type { Db } from "./client";
 import { sha256Hex } from "./content-hash";
-import { visibleTo } from "./item-rows";
+import { visibleBranches, visibleTo } from "./item-rows";
 import { items } from "./schema";
 
 /** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
@@ -238,6 +238,8 @@ export interface VectorSearchOptions {
   since?: Date;
   /** occurred_at < until */
   until?: Date;
+  /** How the nearest chunks are found (see vectorSearchQuery); "exact" by default. */
+  strategy?: "exact" | "index";
 }
 
 export interface VectorHit {
@@ -256,12 +258,18 @@ const MAX_CHUNK_CANDIDATES = 400;
  * The vector channel of search, as SQL: the `limit` items the viewer may see (the access rule of
  * item-rows.ts, on the chunk's item) whose best current chunk (a chunk of the item's current content
  * hash) is nearest to `query` by cosine distance, best first, each with that chunk's index and snippet.
+ * The nearest chunks are read first (up to CHUNKS_PER_HIT per hit), then grouped by item.
  *
- * Shaped for the model's HNSW index (ensureVectorIndex): the ORDER BY is the index's expression and the
- * model's rows are named by literals, so the planner can match the partial index's predicate. The
- * nearest chunks are read first (up to CHUNKS_PER_HIT per hit), then grouped by item. Run it with
- * vectorSearchSettings in the same transaction (searchByVector does), so the index scan goes on past
- * chunks the viewer may not see (iterative scan) instead of answering fewer items.
+ * Two plans for one answer (bench/vector-search.ts measures both):
+ * - "exact" (default): the viewer's items first, through the access rule's two indexed branches
+ *   (visibleBranches), then their chunks by primary key, every distance computed. Its cost follows the
+ *   viewer's own chunks, whoever else the table holds, and it is exact.
+ * - "index": shaped for the model's HNSW index (ensureVectorIndex): the ORDER BY is the index's
+ *   expression and the model's rows are named by literals, so the planner can match the partial index's
+ *   predicate; the access rule filters what the graph scan yields. Run it with vectorSearchSettings in the
+ *   same transaction (searchByVector does), so the scan goes on past chunks the viewer may not see
+ *   (iterative scan, up to hnsw.max_scan_tuples) instead of answering fewer items. Approximate; worth it
+ *   only for a viewer who sees a large share of the table's chunks.
  */
 export function vectorSearchQuery(
   viewerKey: string,
@@ -275,27 +283,65 @@ export function vectorSearchQuery(
   }
   const limit = clampLimit(options.limit);
   const candidates = Math.min(MAX_CHUNK_CANDIDATES, limit * CHUNKS_PER_HIT);
-  const { cast } = vectorType(key.dimensions);
-  const distance = sql`(c.embedding::${sql.raw(cast)} <=> ${vectorLiteral(query)}::${sql.raw(cast)})`;
-  const filters = and(
-    visibleTo(viewerKey),
+  const filters = [
     options.kinds?.length ? inArray(items.kind, options.kinds) : undefined,
     options.since ? gte(items.occurredAt, options.since) : undefined,
     options.until ? lt(items.occurredAt, options.until) : undefined,
-  );
+  ];
+  const nearest =
+    options.strategy === "index"
+      ? nearestByIndex(viewerKey, query, key, filters, candidates)
+      : nearestExact(viewerKey, query, key, filters, candidates);
   return sql`
     select best.item_id, best.chunk_index, best.snippet, best.distance from (
-      select distinct on (nearest.item_id) nearest.* from (
-        select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
-        from item_chunks c join ${items} on ${items.id} = c.item_id
-        where ${sql.raw(modelPredicate(key, "c"))} and c.content_hash = ${items.contentHash} and ${filters}
-        order by ${distance}
-        limit ${candidates}::int
-      ) nearest
+      select distinct on (nearest.item_id) nearest.* from (${nearest}) nearest
       order by nearest.item_id, nearest.distance
     ) best
     order by best.distance, best.item_id
     limit ${limit}::int`;
+}
+
+function nearestByIndex(
+  viewerKey: string,
+  query: number[],
+  key: EmbeddingKey,
+  filters: (SQL | undefined)[],
+  candidates: number,
+): SQL {
+  const { cast } = vectorType(key.dimensions);
+  const distance = sql`(c.embedding::${sql.raw(cast)} <=> ${vectorLiteral(query)}::${sql.raw(cast)})`;
+  return sql`
+    select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
+    from item_chunks c join ${items} on ${items.id} = c.item_id
+    where ${sql.raw(modelPredicate(key, "c"))} and c.content_hash = ${items.contentHash}
+      and ${and(visibleTo(viewerKey), ...filters)}
+    order by ${distance}
+    limit ${candidates}::int`;
+}
+
+function nearestExact(
+  viewerKey: string,
+  query: number[],
+  key: EmbeddingKey,
+  filters: (SQL | undefined)[],
+  candidates: number,
+): SQL {
+  const [owned, shared] = visibleBranches(viewerKey);
+  // No cast in the ORDER BY, so no HNSW index can serve it: every distance of the viewer's chunks.
+  const distance = sql`(c.embedding <=> ${vectorLiteral(query)}::vector)`;
+  return sql`
+    select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
+    from (
+      select ${items.id} as id, ${items.contentHash} as content_hash from ${items}
+      where ${and(owned, ...filters)}
+      union all
+      select ${items.id}, ${items.contentHash} from (select * from ${items} where ${shared} offset 0) ${items}
+      where ${and(sql`true`, ...filters)}
+    ) v
+    join item_chunks c on c.item_id = v.id and ${sql.raw(modelPredicate(key, "c"))}
+      and c.content_hash = v.content_hash
+    order by ${distance}
+    limit ${candidates}::int`;
 }
 
 /** The session settings of a vector search (SET LOCAL: only for the transaction they run in). */
@@ -308,7 +354,10 @@ export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
   ];
 }
 
-/** Runs vectorSearchQuery with its settings in one batch (one transaction over neon-http). */
+/**
+ * Runs vectorSearchQuery: one statement for "exact"; for "index", with its settings in one batch (one
+ * transaction over neon-http, which SET LOCAL needs).
+ */
 export async function searchByVector(
   db: Db,
   viewerKey: string,
@@ -316,12 +365,16 @@ export async function searchByVector(
   key: EmbeddingKey,
   options: VectorSearchOptions = {},
 ): Promise<VectorHit[]> {
-  const statements = [...vectorSearchSettings(options), vectorSearchQuery(viewerKey, query, key, options)];
-  const results = await db.batch(
-    statements.map((s) => db.execute(s)) as [ReturnType<Db["execute"]>, ...ReturnType<Db["execute"]>[]],
-  );
-  const last = results.at(-1) as { rows: Record<string, unknown>[] };
-  return last.rows.map((row) => ({
+  const statement = vectorSearchQuery(viewerKey, query, key, options);
+  let rows: Record<string, unknown>[];
+  if (options.strategy === "index") {
+    const statements = [...vectorSearchSettings(options), statement].map((s) => db.execute(s));
+    const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+    rows = results.at(-1)?.rows ?? [];
+  } else {
+    rows = (await db.execute(statement)).rows;
+  }
+  return rows.map((row) => ({
     itemId: String(row.item_id),
     distance: Number(row.distance),
     chunkIndex: Number(row.chunk_index),
