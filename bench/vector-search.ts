@@ -25,7 +25,7 @@ const LIMIT = 10;
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const RESULT_FILE = `${ROOT}bench/results/vector-search.json`;
 const key = { model: "bench:random", dimensions: DIMS };
-const viewer = "default/user-0";
+const subject = "default/user-0";
 const dialect = new PgDialect();
 
 const url = await createFreshDatabase(ADMIN_URL, "um_bench_vector");
@@ -67,7 +67,7 @@ try {
   for (let s = 0; s < SAMPLES; s++) {
     const query = randomUnit(DIMS);
     const run = async (strategy: "exact" | "index") => {
-      const q = dialect.sqlToQuery(vectorSearchQuery(viewer, query, key, { limit: LIMIT, strategy }));
+      const q = dialect.sqlToQuery(vectorSearchQuery(subject, query, key, { limit: LIMIT, strategy }));
       await client.query("begin");
       if (strategy === "index") {
         for (const setting of vectorSearchSettings({ limit: LIMIT })) {

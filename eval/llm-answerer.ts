@@ -3,8 +3,7 @@
  * base URLs honoured, so a local OpenAI-compatible server works). Each judgement is one short call that
  * must start with YES or NO (or the answer itself); tokens are counted per model.
  */
-import type { ModelRef } from "../src/config/config";
-import type { LlmClient } from "../src/domain/llm";
+import type { LlmClient, ModelRef } from "../src/domain/llm";
 import { createLlmClient } from "../src/llm/create-llm-client";
 import type { Answerer } from "./lib/answerer";
 

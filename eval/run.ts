@@ -12,7 +12,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { BENCH_SECRET, startBenchStack } from "../bench/lib/bench-stack";
 import { readDevVars } from "../scripts/lib/dev-secret";
-import type { ModelRef } from "../src/config/config";
+import type { ModelRef } from "../src/domain/llm";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { type Answerer, keywordAnswerer } from "./lib/answerer";
 import type { ObservedPhase, SubjectObservation } from "./lib/observation";

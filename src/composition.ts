@@ -1,12 +1,15 @@
 /**
- * The composition root: the only place that builds adapters and wires them to the domain. The worker builds
- * its services once per request (or cron / queue invocation); a MemoryAgent builds its own once per
- * instance (buildAgentDeps). Behaviour-changing defaults of the agent live in AGENT_DEFAULTS below.
+ * The composition root: the only place that builds adapters and wires them to the operations and the core.
+ * The worker builds its services once per request (or cron / queue / email invocation); a MemoryAgent
+ * builds its own once per instance (buildAgentDeps). Behaviour-changing defaults of the agent live in
+ * AGENT_DEFAULTS below.
  */
-import { createGenerator } from "./agent/generator";
+import { generatorSource } from "./agent/generator-source";
+import { createErrorModel, type ErrorModel } from "./app/errors";
+import type { Services } from "./app/services";
 import { type Config, configFor } from "./config/config";
-import { createDb, type Db } from "./db/client";
-import { errorLogFields } from "./db/database-errors";
+import { createDb } from "./db/client";
+import { describeDatabaseError } from "./db/database-errors";
 import { createIngestAddresses } from "./db/ingest-addresses";
 import { createItemStore } from "./db/item-store";
 import { createMaterialChangeRecorder } from "./db/memory-events";
@@ -17,30 +20,19 @@ import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSweepSource } from "./db/pg-sweep-source";
 import { createPgWorkspaceStore } from "./db/pg-workspace-store";
 import { createSweepCursorStore } from "./db/sweep-cursor";
+import type { AgentDeps } from "./do/memory-agent";
 import { createMemoryAgentClient } from "./do/memory-agent-client";
 import { type Clock, systemClock } from "./domain/clock";
-import type { GeneratorSource } from "./domain/generation";
-import type { HealthProbe } from "./domain/health";
-import type { IngestAddresses } from "./domain/ingest-addresses";
-import type { ItemStore } from "./domain/items";
-import type { MaterialChangeCause, MemoryEvents } from "./domain/memory-events";
-import type { WorkspaceStore } from "./domain/workspace-store";
 import type { Env } from "./env";
+import { createApp } from "./http/app";
 import { createKvMemoryCache } from "./kv/kv-memory-cache";
 import { createLlmClient } from "./llm/create-llm-client";
-import type { ErasureStore } from "./memory/erasure-store";
-import type { MemoryAgents } from "./memory/memory-agents-port";
+import { mcpEndpoint } from "./mcp/endpoint";
+import { createMemoryEvents } from "./memory/material-changes";
 import { type MemoryCache, noMemoryCache } from "./memory/memory-cache";
-import type { MemoryReader } from "./memory/memory-reader";
-import type { RunLedger } from "./memory/run-ledger";
 import type { SchedulePolicy } from "./memory/run-schedule";
 import { invalidatingUpserts } from "./memory/served-memory";
-import type { SweepQueue } from "./memory/sweep-fanout";
-import type { SweepCursorStore } from "./memory/sweep-plan";
-import type { SweepSource } from "./memory/sweep-source";
-
-/** At most this many subjects' MemoryAgents are poked per change; material_changed_at covers the rest. */
-export const MAX_NOTIFIED_SUBJECTS = 50;
+import { createSweepQueue } from "./queues/sweep-queue";
 
 /** The MemoryAgent's defaults that are not settings. */
 export const AGENT_DEFAULTS = {
@@ -50,24 +42,12 @@ export const AGENT_DEFAULTS = {
   leaseMarginMs: 30_000,
 } as const;
 
-export interface Services {
-  config: Config;
-  clock: Clock;
-  health: HealthProbe;
-  memoryEvents: MemoryEvents;
-  items: ItemStore;
-  memoryReader: MemoryReader;
-  /** The edge cache (Workers KV), or noMemoryCache: see memoryCacheFor. */
-  memoryCache: MemoryCache;
-  erasure: ErasureStore;
-  sweepSource: SweepSource;
-  sweepQueue: SweepQueue;
-  sweepCursor: SweepCursorStore;
-  ingestAddresses: IngestAddresses;
-  workspaces: WorkspaceStore;
-  memoryAgents: MemoryAgents;
-  /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
-  defer(work: Promise<unknown>): Promise<void>;
+/** How failures read, for every entry point: the database's are recognised by the db adapter. */
+export const errorModel: ErrorModel = createErrorModel(describeDatabaseError);
+
+/** The HTTP API with the MCP endpoint it carries. */
+export function createWorkerApp() {
+  return createApp({ services: buildServices, errors: errorModel, endpoints: { "/mcp": mcpEndpoint } });
 }
 
 export function buildServices(env: Env, ctx?: ExecutionContext): Services {
@@ -78,7 +58,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   const memoryCache = memoryCacheFor(env, config);
   const defer = async (work: Promise<unknown>) => {
     const logged = work.catch((error: unknown) =>
-      console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorLogFields(error) })),
+      console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorModel.logFields(error) })),
     );
     if (ctx) ctx.waitUntil(logged);
     else await logged;
@@ -86,44 +66,24 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   return {
     config,
     clock,
+    errors: errorModel,
     health: createPgHealthProbe(db),
-    memoryEvents: notifyingMemoryEvents(db, clock, memoryAgents, defer),
+    memoryEvents: createMemoryEvents({
+      recorder: createMaterialChangeRecorder(db, clock),
+      agents: memoryAgents,
+      defer,
+    }),
     items: invalidatingUpserts(createItemStore(db), memoryCache),
     memoryReader: createPgMemoryReader(db),
     memoryCache,
     erasure: createPgErasureStore(db),
     sweepSource: createPgSweepSource(db),
-    sweepQueue: sweepQueueOver(env.SWEEP_QUEUE),
+    sweepQueue: createSweepQueue(env.SWEEP_QUEUE),
     sweepCursor: createSweepCursorStore(db),
     ingestAddresses: createIngestAddresses(db),
     workspaces: createPgWorkspaceStore(db),
     memoryAgents,
     defer,
-  };
-}
-
-/**
- * Material changes: recorded in Postgres (the sweep reads material_changed_at), then the subjects' agents
- * are told why, once each: "ingest" (debounced by the agent) or "delete" (a redacted memory, refreshed soon).
- */
-function notifyingMemoryEvents(
-  db: Db,
-  clock: Clock,
-  agents: MemoryAgents,
-  defer: Services["defer"],
-): MemoryEvents {
-  const recorder = createMaterialChangeRecorder(db, clock);
-  const notifyAgents = async (subjectIds: string[], cause: MaterialChangeCause) => {
-    const poked = [...new Set(subjectIds)].slice(0, MAX_NOTIFIED_SUBJECTS);
-    if (poked.length === 0) return;
-    await defer(Promise.allSettled(poked.map((id) => agents.requestRefresh(id, cause))));
-  };
-  return {
-    async materialChanged(subjectIds: string[], cause: MaterialChangeCause, notify = subjectIds) {
-      await recorder.record(subjectIds);
-      await notifyAgents(notify, cause);
-    },
-    notifyAgents,
   };
 }
 
@@ -137,33 +97,15 @@ export function memoryCacheFor(env: Env, config: Config): MemoryCache {
     : noMemoryCache;
 }
 
-function sweepQueueOver(queue: Env["SWEEP_QUEUE"]): SweepQueue {
-  return {
-    async send(messages) {
-      await queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));
-    },
-  };
-}
-
-/** What one MemoryAgent instance works with, built once per instance. */
-export interface AgentDeps {
-  clock: Clock;
-  ledger: RunLedger;
-  reader: Pick<MemoryReader, "current">;
-  /** Written after each commit that changes what GET /memory serves (memory/served-memory.ts). */
-  memoryCache: MemoryCache;
-  items: Pick<ItemStore, "search">;
-  /** Decided once per instance: a generator over the configured LLMs, or why there is none. */
-  generation(): GeneratorSource;
-  policy: SchedulePolicy;
-  leaseMarginMs: number;
-}
-
 export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps {
   const config = configFor(env);
   const db = createDb(config);
   const items = createItemStore(db);
-  const source = generatorSource(config, items, clock);
+  const source = generatorSource(config, {
+    items,
+    clock,
+    llmClient: (ref) => createLlmClient(ref, config.llm),
+  });
   return {
     clock,
     ledger: createPgRunLedger(db),
@@ -173,6 +115,7 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     generation: () => source,
     policy: schedulePolicy(config),
     leaseMarginMs: AGENT_DEFAULTS.leaseMarginMs,
+    logFields: errorModel.logFields,
   };
 }
 
@@ -186,43 +129,5 @@ export function schedulePolicy(config: Config): SchedulePolicy {
     retryCapMs: Math.min(AGENT_DEFAULTS.retryCapMs, memory.ttlMs),
     runLeaseMs: memory.runLeaseMs,
     ttlMs: memory.ttlMs,
-  };
-}
-
-/**
- * The one decision of whether memories can be generated with this configuration: a generator model, a
- * judge model, and for each an API key or a base URL (a keyless base URL is a local compatible server).
- */
-export function generatorSource(config: Config, items: ItemStore, clock: Clock): GeneratorSource {
-  const { llm, budgets, salvage } = config;
-  const { generator, judge } = llm;
-  if (!generator || !judge) {
-    return {
-      kind: "unavailable",
-      code: "llm_not_configured",
-      message: "No LLM is configured (GENERATOR_MODEL), so no memory can be generated.",
-    };
-  }
-  for (const ref of [generator, judge]) {
-    const settings = llm[ref.provider];
-    if (!settings.apiKey && !settings.baseUrl) {
-      const setting = ref.provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-      return {
-        kind: "unavailable",
-        code: "llm_not_configured",
-        message: `No API key for ${ref.provider}: set ${setting} (or a base URL for a compatible server).`,
-      };
-    }
-  }
-  return {
-    kind: "ready",
-    generator: createGenerator({
-      items,
-      generator: createLlmClient(generator, llm),
-      judge: createLlmClient(judge, llm),
-      clock,
-      budgets,
-      salvage,
-    }),
   };
 }

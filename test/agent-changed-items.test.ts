@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CHANGED_ITEM_LIMITS, prepareChanges, renderChangedItems } from "../src/agent/changed-items";
 import { RefTable } from "../src/agent/refs";
-import type { ItemInput } from "../src/domain/items";
+import type { ItemInput } from "../src/domain/item-schema";
 import { FakeClock } from "./support/fakes/fake-clock";
 import { InMemoryItemStore } from "./support/fakes/in-memory-item-store";
 

@@ -9,7 +9,7 @@ async function setup() {
   const plan = refs.register({ id: world.ids.plan, kind: "email" });
   const standup = refs.register({ id: world.ids.standup, kind: "message" });
   const charter = refs.register({ id: world.ids.charter, kind: "doc" });
-  const check = (text: string) => checkDraft(text, { subjectId: world.alice, items: world.store, refs });
+  const check = (text: string) => checkDraft(text, { subjectKey: world.alice, items: world.store, refs });
   return { ...world, refs, check, plan, standup, charter };
 }
 

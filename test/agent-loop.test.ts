@@ -55,7 +55,7 @@ describe("the agent loop", () => {
       ]),
       reply.text("<memory>\n- Leads the payments migration [E1]\n</memory>"),
     ]);
-    const tools = createResearchTools({ subjectId: world.alice, items: world.store, refs: new RefTable() });
+    const tools = createResearchTools({ subjectKey: world.alice, items: world.store, refs: new RefTable() });
     const meter = new RunMeter(world.clock, TEST_BUDGETS);
     const messages: LlmMessage[] = [{ role: "user", content: [{ type: "text", text: "go" }] }];
 

@@ -16,7 +16,7 @@ interface Card {
 async function setup() {
   const world = await agentWorld();
   const refs = new RefTable();
-  const tools = createResearchTools({ subjectId: world.alice, items: world.store, refs });
+  const tools = createResearchTools({ subjectKey: world.alice, items: world.store, refs });
   let n = 0;
   const call = async (name: string, input: unknown) => {
     const result = await tools.execute({ id: `c${++n}`, name, input });

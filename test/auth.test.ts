@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { sign } from "hono/jwt";
 import type { HonoJsonWebKey } from "hono/utils/jwt/jws";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { errorModel } from "../src/composition";
 import type { Auth } from "../src/config/config";
 import { authenticate, requireScope } from "../src/http/auth";
 import type { AppEnv } from "../src/http/context";
@@ -31,7 +32,7 @@ function appWith(auth: Auth) {
     const caller = c.get("caller");
     return c.json({ userId: caller.userId, scopes: [...caller.scopes].sort() });
   });
-  app.onError(errorResponse);
+  app.onError((err, c) => errorResponse(err, c, errorModel));
   return (token: string) => app.request("/whoami", { headers: { authorization: `Bearer ${token}` } });
 }
 

@@ -1,8 +1,8 @@
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createWorkerApp } from "../src/composition";
 import { ConfigError, parseConfig } from "../src/config/config";
 import type { Env } from "../src/env";
-import { createApp } from "../src/http/app";
 
 const SECRET = "a-secret-that-is-at-least-32-characters-long";
 const valid = { DATABASE_URL: "postgres://u@db.example/app", AUTH_JWT_SECRET: SECRET };
@@ -90,7 +90,11 @@ describe("parseConfig", () => {
 describe("a worker with an invalid configuration", () => {
   it("answers 500 config_invalid naming the setting, instead of crashing", async () => {
     const env = { DATABASE_URL: "postgres://u@db.example/app" } as unknown as Env;
-    const res = await createApp().fetch(new Request("http://local/items"), env, createExecutionContext());
+    const res = await createWorkerApp().fetch(
+      new Request("http://local/items"),
+      env,
+      createExecutionContext(),
+    );
     expect(res.status).toBe(500);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("config_invalid");

@@ -10,7 +10,7 @@ import {
   demoTeams,
   demoWorkspace,
 } from "../fixtures/demo-workspace";
-import { ITEM_KINDS } from "../src/domain/items";
+import { ITEM_KINDS } from "../src/domain/item-schema";
 import { teamKey } from "../src/domain/workspaces";
 import { newUserId } from "./support/auth";
 import { type MemoryJson, MINUTE, setAgentClock } from "./support/e2e";

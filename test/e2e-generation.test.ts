@@ -34,8 +34,8 @@ const GENERATOR = "anthropic:fake-generator";
 const JUDGE = "openai:fake-judge";
 
 /** The generator requests of one run: those after `afterSeq`, for this subject. */
-async function generatorRequests(subjectId: string, afterSeq = 0): Promise<RecordedRequest[]> {
-  return (await llm.requests(await endUserIdOf(subjectId), { role: "generator" })).filter(
+async function generatorRequests(subjectKey: string, afterSeq = 0): Promise<RecordedRequest[]> {
+  return (await llm.requests(await endUserIdOf(subjectKey), { role: "generator" })).filter(
     (r) => r.seq > afterSeq,
   );
 }

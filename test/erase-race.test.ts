@@ -94,7 +94,7 @@ async function expectErasedThenFresh(userId: string): Promise<void> {
   await ingestSettled(userId, [item({ externalId: "after-erase" })]);
   const res = await fetchSettled(userId, "GET", "/memory");
   expect(res.status).toBe(202);
-  expect(await agentStub(userId).status()).toMatchObject({ subjectId: userId, phase: "scheduled" });
+  expect(await agentStub(userId).status()).toMatchObject({ subjectKey: userId, phase: "scheduled" });
 }
 
 describe("an erase racing a read", () => {
@@ -178,8 +178,8 @@ describe("an erase racing a read", () => {
 
     const erase = fetchSettled(userId, "DELETE", "/me");
     // The erase has reached the agent (its state is gone) and waits for the write still held at the gate.
-    for (let i = 0; i < 1000 && (await agentStub(userId).status()).subjectId !== null; i++);
-    expect((await agentStub(userId).status()).subjectId).toBeNull();
+    for (let i = 0; i < 1000 && (await agentStub(userId).status()).subjectKey !== null; i++);
+    expect((await agentStub(userId).status()).subjectKey).toBeNull();
     await runInDurableObject(agentStub(userId), () => gate.release());
     expect((await erase).status).toBe(204);
     await alarm;

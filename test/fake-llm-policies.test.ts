@@ -7,8 +7,10 @@ import { renderChangedItems } from "../src/agent/changed-items";
 import { JUDGE_TOOL_DEFINITION } from "../src/agent/judge";
 import { renderDigest } from "../src/agent/prompt";
 import { RESEARCH_TOOL_DEFINITIONS } from "../src/agent/tools";
-import type { Config, ModelRef } from "../src/config/config";
-import type { ActivityDigest, ItemKind } from "../src/domain/items";
+import type { Config } from "../src/config/config";
+import type { ItemKind } from "../src/domain/item-schema";
+import type { ActivityDigest } from "../src/domain/items";
+import type { ModelRef } from "../src/domain/llm";
 import {
   type ContentBlock,
   INVALID_TOOL_INPUT,

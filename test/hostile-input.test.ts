@@ -29,7 +29,7 @@ async function rowsOf(user: string): Promise<{ items: number; memories: number }
   const [m] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(memories)
-    .where(eq(memories.subjectId, user));
+    .where(eq(memories.subjectKey, user));
   return { items: Number(i!.n), memories: Number(m!.n) };
 }
 
@@ -239,11 +239,11 @@ describe("sharing fan-out", () => {
     const [marked] = await db
       .select({ n: sql<number>`count(*)::int` })
       .from(memories)
-      .where(sql`${memories.subjectId} like ${`${prefix}-%`} and ${memories.materialChangedAt} is not null`);
+      .where(sql`${memories.subjectKey} like ${`${prefix}-%`} and ${memories.materialChangedAt} is not null`);
     expect(Number(marked!.n)).toBe(1000);
 
     // Leave no thousand stale subjects behind for the sweep tests that share this database.
     await db.delete(items).where(eq(items.ownerId, user));
-    await db.delete(memories).where(sql`${memories.subjectId} like ${`${prefix}-%`}`);
+    await db.delete(memories).where(sql`${memories.subjectKey} like ${`${prefix}-%`}`);
   });
 });

@@ -24,7 +24,7 @@ import {
 import { createItemStore } from "../src/db/item-store";
 import { itemChunks, items } from "../src/db/schema";
 import type { EmbeddedChunk, EmbeddingKey } from "../src/domain/item-embedding";
-import type { ItemInput } from "../src/domain/items";
+import type { ItemInput } from "../src/domain/item-schema";
 import { teamKey, userKey } from "../src/domain/workspaces";
 import { newUserId } from "./support/auth";
 import { workspaceStore } from "./support/workspaces";

@@ -193,7 +193,7 @@ describe("DELETE /items/:id", () => {
     expect(await db.select().from(itemLinks).where(eq(itemLinks.fromItem, target!.id))).toEqual([]);
     expect(await db.select().from(itemLinks).where(eq(itemLinks.toItem, target!.id))).toEqual([]);
 
-    const [colleagueMemory] = await db.select().from(memories).where(eq(memories.subjectId, colleague));
+    const [colleagueMemory] = await db.select().from(memories).where(eq(memories.subjectKey, colleague));
     expect(colleagueMemory?.materialChangedAt).toBeInstanceOf(Date);
     expect((await call(owner, "DELETE", `/items/${target!.id}`)).status).toBe(404);
   });

@@ -91,15 +91,15 @@ describe("POST /items", () => {
     const db = createDb(parseConfig(env));
     await ingest(owner, [item({ externalId: "a", sharedWith: [colleague] })]);
     const rows = await db
-      .select({ subjectId: memories.subjectId, changedAt: memories.materialChangedAt })
+      .select({ subjectKey: memories.subjectKey, changedAt: memories.materialChangedAt })
       .from(memories)
-      .where(inArray(memories.subjectId, [owner, colleague]));
-    expect(rows.map((r) => r.subjectId).sort()).toEqual([owner, colleague].sort());
+      .where(inArray(memories.subjectKey, [owner, colleague]));
+    expect(rows.map((r) => r.subjectKey).sort()).toEqual([owner, colleague].sort());
     for (const row of rows) expect(row.changedAt).toBeInstanceOf(Date);
 
-    const [ownerRow] = await db.select().from(memories).where(eq(memories.subjectId, owner));
+    const [ownerRow] = await db.select().from(memories).where(eq(memories.subjectKey, owner));
     await ingest(owner, [item({ externalId: "a", sharedWith: [colleague] })]);
-    const [unchangedRow] = await db.select().from(memories).where(eq(memories.subjectId, owner));
+    const [unchangedRow] = await db.select().from(memories).where(eq(memories.subjectKey, owner));
     expect(unchangedRow!.materialChangedAt).toEqual(ownerRow!.materialChangedAt);
   });
 
@@ -126,7 +126,7 @@ describe("POST /items validation", () => {
         items: [
           item({ externalId: "fine" }),
           noBody,
-          item({ externalId: "bad-kind", kind: "fax" }),
+          { ...item({ externalId: "bad-kind" }), kind: "fax" },
           item({ externalId: "no-zone", occurredAt: "2026-03-01T10:00:00" }),
           item({ externalId: "bad-url", url: "javascript:alert(1)" }),
           { ...item({ externalId: "typo" }), occurred_at: "2026-03-01T10:00:00Z" },

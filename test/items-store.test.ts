@@ -8,7 +8,7 @@ import { createItemStore } from "../src/db/item-store";
 import { createPgErasureStore } from "../src/db/pg-erasure-store";
 import { items } from "../src/db/schema";
 import { AppError } from "../src/domain/errors";
-import type { ItemInput, ItemKind } from "../src/domain/items";
+import type { ItemInput, ItemKind } from "../src/domain/item-schema";
 import { newUserId } from "./support/auth";
 import { registerMembers } from "./support/workspaces";
 

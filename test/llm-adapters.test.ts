@@ -1,10 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { generatorSource } from "../src/composition";
-import { type Config, type ModelRef, parseConfig } from "../src/config/config";
+import { generatorSource } from "../src/agent/generator-source";
+import { type Config, parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import { createItemStore } from "../src/db/item-store";
 import { systemClock } from "../src/domain/clock";
+import type { ModelRef } from "../src/domain/llm";
 import { INVALID_TOOL_INPUT, LlmError, type LlmRequest, type ToolDefinition } from "../src/domain/llm";
 import { createLlmClient } from "../src/llm/create-llm-client";
 import { fakeLlm } from "./support/fake-llm-control";
@@ -296,28 +297,28 @@ describe.each<{ provider: ModelRef["provider"] }>([{ provider: "anthropic" }, { 
 );
 
 describe("createLlmClient", () => {
-  it("is never built for a provider with neither an API key nor a base URL: the composition root says llm_not_configured", () => {
+  it("is never built for a provider with neither an API key nor a base URL: the generator source says llm_not_configured", () => {
     const config = parseConfig(env);
-    const items = createItemStore(createDb(config));
+    const deps = {
+      items: createItemStore(createDb(config)),
+      clock: systemClock,
+      llmClient: (ref: ModelRef) => createLlmClient(ref, config.llm),
+    };
     for (const provider of ["anthropic", "openai"] as const) {
       const llm = { ...config.llm, ...llmSettings({ anthropic: {}, openai: {} }) };
       const ref = { provider, model: "m" };
-      const source = generatorSource(
-        { ...config, llm: { ...llm, generator: ref, judge: ref } },
-        items,
-        systemClock,
-      );
+      const source = generatorSource({ ...config, llm: { ...llm, generator: ref, judge: ref } }, deps);
       expect(source).toMatchObject({ kind: "unavailable", code: "llm_not_configured" });
       expect(source.kind === "unavailable" && source.message).toContain(
         provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY",
       );
     }
     const none = { ...config, llm: { ...config.llm, generator: undefined, judge: undefined } };
-    expect(generatorSource(none, items, systemClock)).toMatchObject({
+    expect(generatorSource(none, deps)).toMatchObject({
       kind: "unavailable",
       code: "llm_not_configured",
     });
-    expect(generatorSource(config, items, systemClock).kind).toBe("ready");
+    expect(generatorSource(config, deps).kind).toBe("ready");
   });
 
   it("sends the run's end-user id where each provider takes it, and nothing when there is none", async () => {

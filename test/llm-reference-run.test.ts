@@ -15,7 +15,7 @@ import { endUserIdOf } from "../src/agent/end-user";
 import { createGenerator } from "../src/agent/generator";
 import type { Config } from "../src/config/config";
 import type { GenerationResult } from "../src/domain/generation";
-import type { ItemInput } from "../src/domain/items";
+import { type ItemInput, itemInputSchema } from "../src/domain/item-schema";
 import { renderMemory } from "../src/domain/memory-render";
 import { createLlmClient } from "../src/llm/create-llm-client";
 import { fakeLlm } from "./support/fake-llm-control";
@@ -31,7 +31,7 @@ const llm: Config["llm"] = {
 const NOW = new Date("2026-03-10T12:00:00.000Z");
 const HOUR_MS = 3_600_000;
 
-const toInput = (item: ApiItem): ItemInput => ({ ...item, occurredAt: new Date(item.occurredAt) });
+const toInput = (item: ApiItem): ItemInput => itemInputSchema.parse(item);
 
 function accepted(result: GenerationResult) {
   if (result.outcome !== "accepted") throw new Error(`expected accepted, got ${JSON.stringify(result)}`);
@@ -57,10 +57,10 @@ describe("the reference policies driving the real generator", () => {
       clock,
       budgets: { maxTurns: 12, maxToolCalls: 40, maxTokens: 200_000, wallMs: 300_000 },
     });
-    const subjectId = userIds.ada;
+    const subjectKey = userIds.ada;
 
     const first = accepted(
-      await generator.generate({ subjectId, runId: crypto.randomUUID(), trigger: "read", previous: null }),
+      await generator.generate({ subjectKey, runId: crypto.randomUUID(), trigger: "read", previous: null }),
     );
     expect(first.statements.length).toBeGreaterThanOrEqual(5);
     expect(first.statements.every((s) => s.itemIds.length > 0)).toBe(true);
@@ -69,10 +69,10 @@ describe("the reference policies driving the real generator", () => {
     expect(first.judgeModel).toBe("openai:fake-judge");
 
     clock.set(NOW);
-    await store.upsert(subjectId, demoRefreshBatch(NOW, "ada", { userIds }).map(toInput));
+    await store.upsert(subjectKey, demoRefreshBatch(NOW, "ada", { userIds }).map(toInput));
     const refresh = accepted(
       await generator.generate({
-        subjectId,
+        subjectKey,
         runId: crypto.randomUUID(),
         trigger: "sweep",
         previous: {
@@ -92,7 +92,7 @@ describe("the reference policies driving the real generator", () => {
     // first run, so the same refresh comes to about 0.31 of it.
     expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens / 3);
 
-    const endUser = await endUserIdOf(subjectId);
+    const endUser = await endUserIdOf(subjectKey);
     const generatorRequests = await control.requests(endUser, { role: "generator" });
     const refreshRequests = generatorRequests.slice(-refresh.stats.usage["anthropic:fake-generator"]!.calls);
     const system = refreshRequests[0]?.neutral?.system ?? "";

@@ -31,7 +31,7 @@ function recordingPause() {
 
 function served(markdown: string, redactedAt: Date | null = null): ServedMemory {
   return {
-    subjectId: "ada",
+    subjectKey: "ada",
     status: "ready",
     errorCode: null,
     checkedAt: null,
@@ -131,7 +131,7 @@ describe("the agent's write of a served memory", () => {
     const cache = new InMemoryMemoryCache();
     const { waits, pause } = recordingPause();
     const { reader } = rowReader({
-      subjectId: "ada",
+      subjectKey: "ada",
       status: "generating",
       errorCode: null,
       checkedAt: null,
@@ -191,9 +191,9 @@ describe("an invalidation", () => {
     cache.memories.set("ada", served("- Leads"));
     let refusals = 1;
     const deleteMemory = cache.deleteMemory.bind(cache);
-    cache.deleteMemory = async (subjectId) => {
+    cache.deleteMemory = async (subjectKey) => {
       if (refusals-- > 0) throw new Error("429 Too Many Requests");
-      await deleteMemory(subjectId);
+      await deleteMemory(subjectKey);
     };
     const { waits, pause } = recordingPause();
     await invalidate(cache, { memories: ["ada", "ada"] }, pause);
@@ -271,7 +271,7 @@ describe("admission", () => {
     const cache = new InMemoryMemoryCache();
     const ada = "acme\u001fada";
     cache.memberships.set(ada, { teams: ["kestrel"] });
-    cache.memories.set(ada, { ...served("- Leads"), subjectId: ada });
+    cache.memories.set(ada, { ...served("- Leads"), subjectKey: ada });
     const { calls, workspaces } = store({ admitted: "member", teams: [] });
     const deferred: Promise<unknown>[] = [];
     const deps = {

@@ -130,12 +130,12 @@ describe("DELETE /me", () => {
       [statement("Work", "Reads my plan", sharedMine!), statement("Work", "Own work", theirs!)],
       { generatedAt: hoursAgo(1) },
     );
-    expect((await agentStub(me).status()).subjectId).toBe(me);
+    expect((await agentStub(me).status()).subjectKey).toBe(me);
 
     const erased = await fetchSettled(me, "DELETE", "/me");
     expect(erased.status).toBe(204);
 
-    expect(await agentStub(me).status()).toMatchObject({ subjectId: null, phase: "idle", runId: null });
+    expect(await agentStub(me).status()).toMatchObject({ subjectKey: null, phase: "idle", runId: null });
     const store = services().memoryReader;
     expect(await store.current(me)).toBeNull();
     expect((await store.runs(me, { limit: 10 })).entries).toEqual([]);
@@ -152,7 +152,7 @@ describe("DELETE /me", () => {
     await ingestSettled(me, [item({ externalId: "after-erase" })]);
     const fresh = await fetchSettled(me, "GET", "/memory");
     expect(fresh.status).toBe(202);
-    expect(await agentStub(me).status()).toMatchObject({ subjectId: me, phase: "scheduled" });
+    expect(await agentStub(me).status()).toMatchObject({ subjectKey: me, phase: "scheduled" });
   });
 
   it("needs the items:write scope", async () => {

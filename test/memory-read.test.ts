@@ -57,7 +57,7 @@ describe("GET /memory", () => {
 
     expect(await runAlarm(userId)).toBe(true);
     expect(generator.requests).toHaveLength(1);
-    expect(generator.requests[0]).toMatchObject({ subjectId: userId, trigger: "read", previous: null });
+    expect(generator.requests[0]).toMatchObject({ subjectKey: userId, trigger: "read", previous: null });
 
     const ready = await get(userId);
     expect(ready.status).toBe(200);

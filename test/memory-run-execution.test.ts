@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { GeneratorSource } from "../src/domain/generation";
 import type { SearchHit } from "../src/domain/items";
-import type { Statement } from "../src/domain/memory";
+import type { RunTrigger, Statement } from "../src/domain/memory";
 import { renderMemory } from "../src/domain/memory-render";
 import { type AgentStateStore, type RunExecutionDeps, runAlarm } from "../src/memory/run-execution";
 import { RunGuard } from "../src/memory/run-guard";
@@ -14,7 +14,6 @@ import {
   alarmAt,
   initialState,
   onRequest,
-  type RefreshReason,
   type SchedulePolicy,
 } from "../src/memory/run-schedule";
 import { FakeClock } from "./support/fakes/fake-clock";
@@ -41,7 +40,7 @@ function harness(generator: FakeGenerator | null) {
   const ledger = new InMemoryRunLedger();
   const memoryCache = new InMemoryMemoryCache();
   ledger.items.add("i1").add("i2").add("i3");
-  let state: AgentState = { ...initialState(), subjectId: SUBJECT };
+  let state: AgentState = { ...initialState(), subjectKey: SUBJECT };
   const store: AgentStateStore = {
     load: () => state,
     commit: async (next) => {
@@ -82,7 +81,7 @@ function harness(generator: FakeGenerator | null) {
     setState: (next: AgentState) => {
       state = next;
     },
-    request(reason: RefreshReason, memoryMissing = true) {
+    request(reason: RunTrigger, memoryMissing = true) {
       state = onRequest(state, reason, clock.now().getTime(), POLICY, undefined, memoryMissing).state;
     },
     /** Moves the clock to the alarm's time and runs it. */
@@ -324,7 +323,7 @@ describe("a run of the memory pipeline", () => {
     };
     await h.ledger.runStarted({
       id: run.id,
-      subjectId: SUBJECT,
+      subjectKey: SUBJECT,
       trigger: "manual",
       attempt: 1,
       queuedAt: h.clock.now(),

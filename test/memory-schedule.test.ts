@@ -21,7 +21,7 @@ const policy: SchedulePolicy = {
   ttlMs: 24 * 60 * MIN,
 };
 const T = Date.UTC(2026, 0, 1);
-const subject = (): AgentState => ({ ...initialState(), subjectId: "u" });
+const subject = (): AgentState => ({ ...initialState(), subjectKey: "u" });
 
 function runNow(state: AgentState, now: number, id = "r1"): AgentState {
   const step = onAlarm(state, now, policy, id);

@@ -1,8 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createWorkerApp } from "../src/composition";
 import { teamKey } from "../src/domain/workspaces";
-import { createApp } from "../src/http/app";
 import * as res from "../src/http/response-schemas";
 import { bearer, newUserId, READ_WRITE } from "./support/auth";
 import { item, warmUpWorker } from "./support/items";
@@ -27,7 +27,7 @@ async function served(): Promise<Document> {
 
 /** Every method+path the Hono app answers (middleware entries, which end in `*`, left out). */
 function appRoutes(): string[] {
-  const routes = createApp()
+  const routes = createWorkerApp()
     .routes.filter((r) => !r.path.endsWith("*"))
     .map((r) => `${r.method === "ALL" ? "POST" : r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
   return [...new Set(routes)].sort();

@@ -36,9 +36,9 @@ class FakeStore implements SweepStore {
 }
 
 class FakeAgents implements SweepAgents {
-  readonly requests: { subjectId: string; notBefore: number | undefined }[] = [];
-  async requestRefresh(subjectId: string, _reason: string, options?: { notBefore?: number }) {
-    this.requests.push({ subjectId, notBefore: options?.notBefore });
+  readonly requests: { subjectKey: string; notBefore: number | undefined }[] = [];
+  async requestRefresh(subjectKey: string, _reason: string, options?: { notBefore?: number }) {
+    this.requests.push({ subjectKey, notBefore: options?.notBefore });
     return { status: "scheduled" as const, runAt: options?.notBefore ?? 0 };
   }
 }
@@ -54,7 +54,7 @@ class FakeQueue {
     this.sends.push(messages);
   }
   ids(): string[] {
-    return this.sends.flat().flatMap((m) => m.subjectIds);
+    return this.sends.flat().flatMap((m) => m.subjectKeys);
   }
 }
 
@@ -113,17 +113,17 @@ describe("the sweep's fan-out through the queue", () => {
     const changed = subjects(25)
       .filter((s) => s.changed)
       .map((s) => s.id);
-    expect(w.agents.requests.map((r) => r.subjectId)).toEqual(changed.slice(0, 3));
+    expect(w.agents.requests.map((r) => r.subjectKey)).toEqual(changed.slice(0, 3));
     expect(w.queue.ids()).toEqual(changed.slice(3));
     for (const send of w.queue.sends) {
       expect(send.length).toBeLessThanOrEqual(LIMITS.messagesPerSend);
       for (const m of send) {
-        expect(m.subjectIds.length).toBeLessThanOrEqual(LIMITS.idsPerMessage);
+        expect(m.subjectKeys.length).toBeLessThanOrEqual(LIMITS.idsPerMessage);
         expect(m).toMatchObject({ sweptAt: w.clock.now().getTime(), spreadMs: DAY });
       }
     }
     const sweptAt = w.clock.now().getTime();
-    for (const r of w.agents.requests) expect(r.notBefore).toBe(sweptAt + spreadOffset(r.subjectId, DAY));
+    for (const r of w.agents.requests) expect(r.notBefore).toBe(sweptAt + spreadOffset(r.subjectKey, DAY));
     expect(report).toMatchObject({
       checked: 25,
       skipped: 5,
@@ -170,7 +170,7 @@ describe("the sweep's fan-out through the queue", () => {
 
     // Together the three invocations handed every changed subject over exactly once.
     const handed = [first, second, third].flatMap((w) => [
-      ...w.agents.requests.map((r) => r.subjectId),
+      ...w.agents.requests.map((r) => r.subjectKey),
       ...w.queue.ids(),
     ]);
     expect(handed).toEqual(
@@ -194,7 +194,7 @@ describe("the sweep's fan-out through the queue", () => {
     const changed = subjects(25)
       .filter((s) => s.changed)
       .map((s) => s.id);
-    expect([...w.agents.requests.map((r) => r.subjectId), ...w.queue.ids()]).toEqual(changed);
+    expect([...w.agents.requests.map((r) => r.subjectKey), ...w.queue.ids()]).toEqual(changed);
   });
 
   it("stops at a page that fails twice, sends what it holds, saves its place, and the next invocation goes on", async () => {
@@ -216,7 +216,7 @@ describe("the sweep's fan-out through the queue", () => {
     const firstChanged = subjects(20)
       .filter((s) => s.changed)
       .map((s) => s.id);
-    expect([...first.agents.requests.map((r) => r.subjectId), ...first.queue.ids()]).toEqual(firstChanged);
+    expect([...first.agents.requests.map((r) => r.subjectKey), ...first.queue.ids()]).toEqual(firstChanged);
 
     const second = world(50, cursor);
     const two = await sweep(second.deps, options());
@@ -224,7 +224,7 @@ describe("the sweep's fan-out through the queue", () => {
     expect(two).toMatchObject({ complete: true, resumedFrom: key(19), resumeAfter: null, checked: 30 });
     expect(cursor.value).toBeNull();
     const handed = [first, second].flatMap((w) => [
-      ...w.agents.requests.map((r) => r.subjectId),
+      ...w.agents.requests.map((r) => r.subjectKey),
       ...w.queue.ids(),
     ]);
     expect(handed).toEqual(
@@ -293,7 +293,7 @@ describe("the sweep's fan-out through the queue", () => {
       expect(JSON.stringify(send.messages).length).toBeLessThanOrEqual(5_000);
       for (const m of send.messages) expect(JSON.stringify(m).length).toBeLessThanOrEqual(2_000);
     }
-    expect(sends.flatMap((s) => s.messages.flatMap((m) => m.subjectIds))).toEqual(longIds);
+    expect(sends.flatMap((s) => s.messages.flatMap((m) => m.subjectKeys))).toEqual(longIds);
     expect(sends.length).toBeLessThanOrEqual(worstCaseSends(longIds.length, 64, limits));
     const maxIds = Array.from({ length: 100 }, (_, n) => `${"é".repeat(250)}${String(n).padStart(5, "0")}`);
     expect(planSends(maxIds, { sweptAt: 1, spreadMs: 0 }, limits).length).toBeLessThanOrEqual(

@@ -63,9 +63,9 @@ async function subject() {
   return { userId, itemId: id! };
 }
 
-async function checkedAt(subjectId: string): Promise<Date | null> {
+async function checkedAt(subjectKey: string): Promise<Date | null> {
   const result = await testDb().execute(
-    sql`select checked_at::text as checked_at from memories where subject_id = ${subjectId}`,
+    sql`select checked_at::text as checked_at from memories where subject_id = ${subjectKey}`,
   );
   const value = result.rows[0]?.checked_at;
   return typeof value === "string" ? new Date(value) : null;
@@ -108,12 +108,12 @@ describe("the daily sweep", () => {
     expect(await checkedAt(changed.userId)).toBeNull();
     expect(await checkedAt(fresh.userId)).toBeNull();
 
-    expect((await agentStub(unchanged.userId).status()).subjectId).toBeNull();
-    expect((await agentStub(fresh.userId).status()).subjectId).toBeNull();
-    expect((await agentStub(nothing).status()).subjectId).toBeNull();
+    expect((await agentStub(unchanged.userId).status()).subjectKey).toBeNull();
+    expect((await agentStub(fresh.userId).status()).subjectKey).toBeNull();
+    expect((await agentStub(nothing).status()).subjectKey).toBeNull();
     for (const { userId } of [changed, missing]) {
       const status = await agentStub(userId).status();
-      expect(status).toMatchObject({ subjectId: userId, phase: "scheduled" });
+      expect(status).toMatchObject({ subjectKey: userId, phase: "scheduled" });
       const offset = Date.parse(status.nextRunAt!) - started;
       expect(offset).toBeGreaterThanOrEqual(spreadOffset(userId, DAY) - 1000);
       expect(offset).toBeLessThan(DAY);
@@ -159,7 +159,7 @@ describe("the daily sweep", () => {
       ctx,
     );
     await waitOnExecutionContext(ctx);
-    expect(await agentStub(team).status()).toMatchObject({ subjectId: team, phase: "scheduled" });
+    expect(await agentStub(team).status()).toMatchObject({ subjectKey: team, phase: "scheduled" });
   });
 
   it("with a small dispatch budget, enqueues the rest through the real queue, whose consumer schedules their agents", async () => {
@@ -186,7 +186,7 @@ describe("the daily sweep", () => {
       async () => {
         for (const { userId } of subjects) {
           const status = await agentStub(userId).status();
-          expect(status).toMatchObject({ subjectId: userId, phase: "scheduled" });
+          expect(status).toMatchObject({ subjectKey: userId, phase: "scheduled" });
           expect(Date.parse(status.nextRunAt!) - started).toBeGreaterThanOrEqual(
             spreadOffset(userId, DAY) - 1000,
           );
@@ -200,8 +200,8 @@ describe("the daily sweep", () => {
     const subjects = [await subject(), await subject(), await subject()];
     const handed: string[] = [];
     const agents: MemoryAgents = {
-      requestRefresh: async (subjectId) => {
-        handed.push(subjectId);
+      requestRefresh: async (subjectKey) => {
+        handed.push(subjectKey);
         return { status: "scheduled", runAt: Date.now() };
       },
       forceRefresh: async () => ({ status: "refused", retryAfterMs: 0 }),
@@ -211,7 +211,7 @@ describe("the daily sweep", () => {
       forget: async () => {},
     };
     const queue = {
-      send: async (messages: SweepMessage[]) => void handed.push(...messages.flatMap((m) => m.subjectIds)),
+      send: async (messages: SweepMessage[]) => void handed.push(...messages.flatMap((m) => m.subjectKeys)),
     };
     // A cursor of its own: other sweeps (and test files) keep theirs.
     const cursor = createSweepCursorStore(testDb(), `test-${crypto.randomUUID()}`);
@@ -261,7 +261,7 @@ describe("the sweep queue's consumer", () => {
     const a = await subject();
     const b = await subject();
     const sweptAt = Date.now();
-    const msg = message({ subjectIds: [a.userId, b.userId], sweptAt, spreadMs: DAY });
+    const msg = message({ subjectKeys: [a.userId, b.userId], sweptAt, spreadMs: DAY });
     const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [msg]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env as Env, ctx);
@@ -270,7 +270,7 @@ describe("the sweep queue's consumer", () => {
     expect(result).toMatchObject({ outcome: "ok", explicitAcks: [msg.id], retryMessages: [] });
     for (const { userId } of [a, b]) {
       const status = await agentStub(userId).status();
-      expect(status).toMatchObject({ subjectId: userId, phase: "scheduled" });
+      expect(status).toMatchObject({ subjectKey: userId, phase: "scheduled" });
       expect(Date.parse(status.nextRunAt!)).toBe(sweptAt + spreadOffset(userId, DAY));
     }
   });
@@ -279,8 +279,8 @@ describe("the sweep queue's consumer", () => {
     const a = await subject();
     // Its agent's clock runs a year ahead, so the alarm this schedules (spread 0) cannot fire before the check.
     overrideAgentOf(a.userId, { clock: futureClock() });
-    const bad = message({ subjectIds: "everyone", sweptAt: "yesterday" });
-    const good = message({ subjectIds: [a.userId], sweptAt: Date.now(), spreadMs: 0 });
+    const bad = message({ subjectKeys: "everyone", sweptAt: "yesterday" });
+    const good = message({ subjectKeys: [a.userId], sweptAt: Date.now(), spreadMs: 0 });
     const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [bad, good]);
     const logs = vi.spyOn(console, "log");
     const ctx = createExecutionContext();
@@ -297,14 +297,14 @@ describe("the sweep queue's consumer", () => {
   it("retries a message whose subjects could not all be handed over", async () => {
     const requested: string[] = [];
     const agents = {
-      requestRefresh: async (subjectId: string) => {
-        requested.push(subjectId);
-        if (subjectId === "down") throw new Error("object unavailable");
+      requestRefresh: async (subjectKey: string) => {
+        requested.push(subjectKey);
+        if (subjectKey === "down") throw new Error("object unavailable");
         return { status: "scheduled" as const, runAt: 0 };
       },
     };
-    const failing = message({ subjectIds: ["up", "down"], sweptAt: 0, spreadMs: 0 }, 3);
-    const fine = message({ subjectIds: ["up-too"], sweptAt: 0, spreadMs: 0 });
+    const failing = message({ subjectKeys: ["up", "down"], sweptAt: 0, spreadMs: 0 }, 3);
+    const fine = message({ subjectKeys: ["up-too"], sweptAt: 0, spreadMs: 0 });
     const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [failing, fine]);
     const report = await consumeSweepBatch(batch, agents);
     const result = await getQueueResult(batch, createExecutionContext());

@@ -13,7 +13,7 @@ import { createItemStore } from "../src/db/item-store";
 import { createPgChunkStore } from "../src/db/pg-chunk-store";
 import { itemChunks } from "../src/db/schema";
 import { embedItems } from "../src/domain/item-embedding";
-import type { ItemInput } from "../src/domain/items";
+import type { ItemInput } from "../src/domain/item-schema";
 import { createOpenAiEmbedder } from "../src/embeddings/openai";
 import { newUserId } from "./support/auth";
 import { fakeLlm } from "./support/fake-llm-control";

@@ -6,7 +6,7 @@
  * the items, most people in a handful. Kinds, dates and sizes are spread like a working account's.
  */
 import { type ApiItem, DEMO_USER_IDS, demoWorkspace } from "../../fixtures/demo-workspace";
-import type { ItemKind } from "../../src/domain/items";
+import type { ItemKind } from "../../src/domain/item-schema";
 
 const FIRST_NAMES = [
   "Ada",

@@ -17,21 +17,21 @@ export interface Leak {
 }
 
 /** Who may see an item: its owner and those it is shared with (teams: `team:<id>` in `sharedWith`). */
-export type Visibility = (subjectId: string, item: WorkspaceItem) => boolean;
+export type Visibility = (subjectKey: string, item: WorkspaceItem) => boolean;
 
-export const userVisibility: Visibility = (subjectId, item) =>
-  item.owner === subjectId || item.sharedWith.includes(subjectId);
+export const userVisibility: Visibility = (subjectKey, item) =>
+  item.owner === subjectKey || item.sharedWith.includes(subjectKey);
 
-/** Word runs found only in items `subjectId` cannot see: the fingerprints of others' private text. */
+/** Word runs found only in items `subjectKey` cannot see: the fingerprints of others' private text. */
 export function privateShingles(
-  subjectId: string,
+  subjectKey: string,
   workspace: WorkspaceItem[],
   canSee: Visibility = userVisibility,
 ): Set<string> {
   const hidden = new Set<string>();
   const seen = new Set<string>();
   for (const item of workspace) {
-    const target = canSee(subjectId, item) ? seen : hidden;
+    const target = canSee(subjectKey, item) ? seen : hidden;
     for (const s of shingles(`${item.title}\n${item.body}`)) target.add(s);
   }
   for (const s of seen) hidden.delete(s);

@@ -1,10 +1,15 @@
-import type { Config } from "../config/config";
 import type { Clock } from "../domain/clock";
 import type { RunStats } from "../domain/generation";
 import type { LlmClient, LlmRequest, LlmResponse } from "../domain/llm";
 import type { ModelUsage } from "../domain/memory";
 
-export type Budgets = Config["budgets"];
+/** The bounds of one run. */
+export interface Budgets {
+  maxTurns: number;
+  maxToolCalls: number;
+  maxTokens: number;
+  wallMs: number;
+}
 export type BudgetName = "turns" | "tool_calls" | "tokens" | "wall_time";
 
 /** A budget hit: a recorded outcome of the run ("budget_turns", ...), never retried as such. */

@@ -1,4 +1,5 @@
-import type { ActivityDigest, Item, ItemKind, ItemStore } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
+import type { ActivityDigest, Item, ItemStore } from "../domain/items";
 import type { RefTable } from "./refs";
 import { TOOL_LIMITS } from "./tools";
 import { defuseTags, truncate } from "./untrusted";
@@ -40,13 +41,13 @@ export interface RefreshChanges {
  */
 export async function prepareChanges(
   items: ItemStore,
-  subjectId: string,
+  subjectKey: string,
   since: Date,
   refs: RefTable,
 ): Promise<RefreshChanges> {
   const [digest, recent] = await Promise.all([
-    items.digest(subjectId, since),
-    items.recent(subjectId, { since, limit: CHANGED_ITEM_LIMITS.fetched }),
+    items.digest(subjectKey, since),
+    items.recent(subjectKey, { since, limit: CHANGED_ITEM_LIMITS.fetched }),
   ]);
   const changed = recent.filter((item) => item.updatedAt >= since);
   const listed = changed.slice(0, CHANGED_ITEM_LIMITS.listed).map((item) => {

@@ -34,7 +34,7 @@ export type DraftCheck =
     };
 
 export interface CheckContext {
-  subjectId: string;
+  subjectKey: string;
   items: ItemStore;
   refs: RefTable;
 }
@@ -115,7 +115,7 @@ export async function checkDraft(finalText: string, ctx: CheckContext): Promise<
   }
 
   const visible =
-    ids.size > 0 ? new Set((await ctx.items.getMany(ctx.subjectId, [...ids])).map((i) => i.id)) : ids;
+    ids.size > 0 ? new Set((await ctx.items.getMany(ctx.subjectKey, [...ids])).map((i) => i.id)) : ids;
   const checked = statements.map((s) => {
     const itemIds: string[] = [];
     for (const ref of s.refs) {

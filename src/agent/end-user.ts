@@ -4,8 +4,8 @@
  */
 const PREFIX = "unified-memory:subject:";
 
-export async function endUserIdOf(subjectId: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(PREFIX + subjectId));
+export async function endUserIdOf(subjectKey: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(PREFIX + subjectKey));
   const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `sha256-${hex.slice(0, 40)}`;
 }

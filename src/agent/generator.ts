@@ -77,25 +77,25 @@ async function generate(
   meter: RunMeter,
   signal: AbortSignal | undefined,
 ): Promise<GenerationResult> {
-  const { subjectId } = request;
+  const { subjectKey } = request;
   const refs = new RefTable();
   const previous = request.previous
-    ? await preparePrevious(deps.items, subjectId, request.previous, refs)
+    ? await preparePrevious(deps.items, subjectKey, request.previous, refs)
     : null;
   // After preparePrevious: the previous memory's items keep their refs in the list of changed items.
   const changes = request.previous
-    ? await prepareChanges(deps.items, subjectId, request.previous.generatedAt, refs)
+    ? await prepareChanges(deps.items, subjectKey, request.previous.generatedAt, refs)
     : null;
   const judgedBefore: JudgedBefore | null = request.previous
     ? { keys: new Set(request.previous.statements.map(statementKey)), at: request.previous.generatedAt }
     : null;
-  const context = { subjectId, now: deps.clock.now(), previous, changes, budgets: deps.budgets };
+  const context = { subjectKey, now: deps.clock.now(), previous, changes, budgets: deps.budgets };
   const system = buildSystemPrompt(context);
   const messages: LlmMessage[] = [
     { role: "user", content: [{ type: "text", text: firstUserMessage(context) }] },
   ];
-  const tools = createResearchTools({ subjectId, items: deps.items, refs });
-  const endUserId = await endUserIdOf(subjectId);
+  const tools = createResearchTools({ subjectKey, items: deps.items, refs });
+  const endUserId = await endUserIdOf(subjectKey);
 
   const policy = deps.salvage ?? DEFAULT_SALVAGE;
   for (let draft = 1; ; draft++) {
@@ -107,7 +107,7 @@ async function generate(
     );
     if (loop.kind === "budget_exhausted") throw new BudgetExhausted(loop.budget);
 
-    const check = await checkDraft(loop.text, { subjectId, items: deps.items, refs });
+    const check = await checkDraft(loop.text, { subjectKey, items: deps.items, refs });
     let candidates: CheckedStatement[];
     let salvage: DraftSalvage;
     if (check.ok) {
@@ -140,7 +140,7 @@ async function generate(
     }
 
     const judged = await judgeDraft(
-      { judge: deps.judge, items: deps.items, subjectId, refs, meter, signal, endUserId },
+      { judge: deps.judge, items: deps.items, subjectKey, refs, meter, signal, endUserId },
       candidates,
       judgedBefore,
     );

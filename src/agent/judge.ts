@@ -120,7 +120,7 @@ export function parseVerdict(response: LlmResponse, statementCount: number): Ver
 export interface JudgeDeps {
   judge: LlmClient;
   items: ItemStore;
-  subjectId: string;
+  subjectKey: string;
   refs: RefTable;
   meter: RunMeter;
   signal?: AbortSignal;
@@ -159,7 +159,7 @@ export async function judgeDraft(
   judgedBefore: JudgedBefore | null = null,
 ): Promise<JudgeOutcome> {
   const ids = [...new Set(statements.flatMap((s) => s.itemIds))];
-  const byId = new Map((await deps.items.getMany(deps.subjectId, ids)).map((item) => [item.id, item]));
+  const byId = new Map((await deps.items.getMany(deps.subjectKey, ids)).map((item) => [item.id, item]));
   const unchanged = (s: CheckedStatement, before: JudgedBefore) =>
     before.keys.has(statementKey(s)) &&
     s.itemIds.every((id) => {

@@ -23,12 +23,12 @@ export interface PreparedPrevious {
  */
 export async function preparePrevious(
   items: ItemStore,
-  subjectId: string,
+  subjectKey: string,
   previous: PreviousMemory,
   refs: RefTable,
 ): Promise<PreparedPrevious> {
   const cited = [...new Set(previous.statements.flatMap((s) => s.itemIds))];
-  const visible = new Map((await items.getMany(subjectId, cited)).map((item) => [item.id, item]));
+  const visible = new Map((await items.getMany(subjectKey, cited)).map((item) => [item.id, item]));
   for (const id of cited) {
     const item = visible.get(id);
     if (item) refs.register(item);

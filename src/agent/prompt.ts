@@ -1,6 +1,6 @@
-import type { Config } from "../config/config";
 import type { ActivityDigest } from "../domain/items";
 import { isTeamKey, localName } from "../domain/workspaces";
+import type { Budgets } from "./budget";
 import { type RefreshChanges, renderChangedItems } from "./changed-items";
 import { DRAFT_BOUNDS } from "./checks";
 import type { PreparedPrevious, RefStatement } from "./previous-memory";
@@ -16,12 +16,12 @@ import {
 } from "./wire-format";
 
 export interface PromptContext {
-  subjectId: string;
+  subjectKey: string;
   now: Date;
   previous: PreparedPrevious | null;
   /** A refresh's digest and changed items (null for a first generation). */
   changes: RefreshChanges | null;
-  budgets: Config["budgets"];
+  budgets: Budgets;
 }
 
 /** Statements in the wire format's bullet form, grouped under "## Section" in first-seen order. */
@@ -66,7 +66,7 @@ export function renderDigest(digest: ActivityDigest): string {
 
 /** The generator's system prompt; the first user message names the subject. */
 export function buildSystemPrompt(ctx: PromptContext): string {
-  const team = isTeamKey(ctx.subjectId);
+  const team = isTeamKey(ctx.subjectKey);
   const sections = team ? TEAM_SECTIONS : SECTIONS;
   const parts = [
     `${team ? "You write the memory of one team: a short, factual, cited profile of the team (built only from what is shared with the team) that its members' AI agents read before working for it." : "You write the memory of one person: a short, factual, cited profile that other AI agents read before working for them."}
@@ -111,9 +111,9 @@ ${renderDigest(ctx.changes.digest)}${listed === "" ? "" : `\n${listed}`}
 }
 
 /** The first user turn: what to do now. */
-export function firstUserMessage(ctx: Pick<PromptContext, "subjectId" | "previous">): string {
+export function firstUserMessage(ctx: Pick<PromptContext, "subjectKey" | "previous">): string {
   // The subject as its workspace names it (`ada`, `team:payments`): the workspace never reaches the model.
-  const subject = localName(ctx.subjectId);
+  const subject = localName(ctx.subjectKey);
   return ctx.previous
     ? `Refresh the memory of ${subject}: research what changed since the previous memory, then answer with the complete updated ${MEMORY_OPEN} block.`
     : `Write the memory of ${subject}: research their workspace, then answer with the ${MEMORY_OPEN} block.`;

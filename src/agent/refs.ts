@@ -1,4 +1,4 @@
-import type { ItemKind } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
 import { REF_PREFIX } from "./wire-format";
 
 /** A ref as the model sees it: a kind letter plus a per-kind counter, e.g. "E12". */

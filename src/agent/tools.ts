@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ITEM_KINDS, type Item, type ItemLink, type ItemStore, type ItemSummary } from "../domain/items";
+import { ITEM_KINDS } from "../domain/item-schema";
+import type { Item, ItemLink, ItemStore, ItemSummary } from "../domain/items";
 import { type ContentBlock, INVALID_TOOL_INPUT, type ToolDefinition } from "../domain/llm";
 import { REF_SHAPE, type RefTable } from "./refs";
 import { truncate, untrusted } from "./untrusted";
@@ -100,11 +101,11 @@ class ToolInputError extends Error {}
 
 /** Builds the research tools for one run, bound to the subject: no tool can name another user. */
 export function createResearchTools(deps: {
-  subjectId: string;
+  subjectKey: string;
   items: ItemStore;
   refs: RefTable;
 }): ResearchTools {
-  const { subjectId, items, refs } = deps;
+  const { subjectKey, items, refs } = deps;
 
   const card = (item: ItemSummary) => ({
     ref: refs.register(item),
@@ -127,7 +128,7 @@ export function createResearchTools(deps: {
 
   const handlers: { [K in ToolName]: (input: z.output<(typeof TOOL_SCHEMAS)[K]>) => Promise<unknown> } = {
     search_items: async (input) => {
-      const page = await items.search(subjectId, {
+      const page = await items.search(subjectKey, {
         q: input.query,
         kinds: input.kinds,
         since: input.since ? new Date(input.since) : undefined,
@@ -139,7 +140,7 @@ export function createResearchTools(deps: {
     },
     read_item: async (input) => {
       const entry = resolve(input.ref);
-      const item = await items.get(subjectId, entry.id);
+      const item = await items.get(subjectKey, entry.id);
       if (!item) throw new ToolInputError(`item ${entry.ref} is no longer available`);
       return {
         ...card(item),
@@ -149,7 +150,7 @@ export function createResearchTools(deps: {
       };
     },
     recent_activity: async (input) => {
-      const found = await items.recent(subjectId, {
+      const found = await items.recent(subjectKey, {
         since: new Date(input.since),
         kinds: input.kinds,
         limit: input.limit,
@@ -158,11 +159,11 @@ export function createResearchTools(deps: {
     },
     linked_items: async (input) => {
       const entry = resolve(input.ref);
-      const links = await items.linked(subjectId, entry.id);
+      const links = await items.linked(subjectKey, entry.id);
       return { items: links.slice(0, TOOL_LIMITS.maxLimit).map(linkCard) };
     },
     top_people: async (input) => {
-      const people = await items.topPeople(subjectId, {
+      const people = await items.topPeople(subjectKey, {
         since: input.since ? new Date(input.since) : undefined,
         limit: input.limit,
       });

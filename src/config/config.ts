@@ -1,9 +1,15 @@
 import { z } from "zod";
+import type { EmbeddingProvider, EmbeddingSettings } from "../domain/embeddings";
+import { AppError } from "../domain/errors";
+import type { LlmSettings } from "../domain/llm";
 
 /** A setting that is missing or malformed; names the setting so start-up errors are actionable. */
-export class ConfigError extends Error {
+export class ConfigError extends AppError {
   constructor(readonly issues: { setting: string; message: string }[]) {
-    super(`Invalid configuration: ${issues.map((i) => `${i.setting}: ${i.message}`).join("; ")}`);
+    super(
+      "config_invalid",
+      `Invalid configuration: ${issues.map((i) => `${i.setting}: ${i.message}`).join("; ")}`,
+    );
     this.name = "ConfigError";
   }
 }
@@ -117,21 +123,6 @@ const rawSchema = z.object({
   INGEST_EMAIL_MAX_BYTES: intSetting(10 * 1024 * 1024, 1024, 25 * 1024 * 1024),
 });
 
-export type ModelRef = { provider: "anthropic" | "openai"; model: string };
-
-export type EmbeddingProvider = "workers-ai" | "openai";
-
-/** The embedder's settings (embeddings/create-embedder.ts builds it); absent when EMBEDDING_MODEL is unset. */
-export interface EmbeddingSettings {
-  provider: EmbeddingProvider;
-  model: string;
-  dimensions?: number;
-  /** openai only: EMBEDDING_BASE_URL, else OPENAI_BASE_URL; unset means api.openai.com. */
-  baseUrl?: string;
-  /** openai only: OPENAI_API_KEY. */
-  apiKey?: string;
-}
-
 export type Auth = (
   | { kind: "hs256"; secret: string; issuer?: string; audience?: string }
   | { kind: "jwks"; jwksUrl: string; issuer: string; audience: string }
@@ -143,13 +134,7 @@ export interface Config {
   queryTimeoutMs: number;
   auth: Auth;
   mcp: { allowedOrigins: string[] };
-  llm: {
-    generator?: ModelRef;
-    judge?: ModelRef;
-    anthropic: { apiKey?: string; baseUrl?: string };
-    openai: { apiKey?: string; baseUrl?: string };
-    timeoutMs: number;
-  };
+  llm: LlmSettings;
   embeddings?: EmbeddingSettings;
   memory: {
     ttlMs: number;

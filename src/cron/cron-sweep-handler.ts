@@ -1,8 +1,6 @@
 /** The Cron Trigger's handler: one bounded sweep, reported as one structured log line. */
-import { buildServices } from "../composition";
-import { errorLogFields } from "../db/database-errors";
-import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
-import type { Env } from "../env";
+import type { Services } from "../app/services";
+import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
 import type { FanOutLimits } from "../memory/sweep-fanout";
 import { type SweepReport, sweep } from "../memory/sweep-plan";
 import { MAX_IDS_PER_MESSAGE } from "./sweep-consumer";
@@ -26,10 +24,9 @@ export const FAN_OUT_LIMITS: FanOutLimits = {
 };
 
 export async function runSweep(
-  env: Env,
+  services: Services,
   controller: Pick<ScheduledController, "cron" | "scheduledTime">,
 ): Promise<SweepReport> {
-  const services = buildServices(env);
   const { config } = services;
   const maxRoundTrips = Math.max(4, SUBREQUEST_BUDGET - RESERVED_SUBREQUESTS - config.sweep.maxDispatch);
   const report = await sweep(
@@ -41,7 +38,11 @@ export async function runSweep(
       clock: services.clock,
       roundTripFailed: (error) =>
         console.warn(
-          JSON.stringify({ level: "warn", msg: "sweep_round_trip_failed", ...errorLogFields(error) }),
+          JSON.stringify({
+            level: "warn",
+            msg: "sweep_round_trip_failed",
+            ...services.errors.logFields(error),
+          }),
         ),
     },
     {
@@ -52,7 +53,7 @@ export async function runSweep(
       spreadMs: config.sweep.spreadMs,
       concurrency: DISPATCH_CONCURRENCY,
       fanOut: FAN_OUT_LIMITS,
-      maxSubjectIdLength: MAX_SUBJECT_ID_LENGTH,
+      maxSubjectIdLength: MAX_SUBJECT_KEY_LENGTH,
     },
   );
   console.log(

@@ -6,7 +6,7 @@
  * message is logged and acked: retrying cannot make it valid.
  */
 import { z } from "zod";
-import { MAX_SUBJECT_ID_LENGTH } from "../domain/memory";
+import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
 import type { MemoryAgents } from "../memory/memory-agents-port";
 import { dispatchToAgents } from "../memory/sweep-fanout";
 
@@ -16,7 +16,7 @@ const DISPATCH_CONCURRENCY = 20;
 const RETRY_BASE_SECONDS = 30;
 
 const sweepMessage = z.object({
-  subjectIds: z.array(z.string().min(1).max(MAX_SUBJECT_ID_LENGTH)).min(1).max(MAX_IDS_PER_MESSAGE),
+  subjectKeys: z.array(z.string().min(1).max(MAX_SUBJECT_KEY_LENGTH)).min(1).max(MAX_IDS_PER_MESSAGE),
   sweptAt: z.number().int().nonnegative(),
   spreadMs: z
     .number()
@@ -51,10 +51,10 @@ export async function consumeSweepBatch(
       message.ack();
       continue;
     }
-    const { subjectIds, sweptAt, spreadMs } = parsed.data;
+    const { subjectKeys, sweptAt, spreadMs } = parsed.data;
     const { dispatched, failed } = await dispatchToAgents(
       agents,
-      subjectIds,
+      subjectKeys,
       { sweptAt, spreadMs },
       DISPATCH_CONCURRENCY,
     );

@@ -70,7 +70,7 @@ export async function writeWithRedaction(
   await repairMissed(db, missedIds(payload, updated.rows), at);
   return {
     results: results.slice(0, writes.length),
-    redactedSubjects: [...new Set(redacted.map((r) => r.subjectId))],
+    redactedSubjects: [...new Set(redacted.map((r) => r.subjectKey))],
   };
 }
 
@@ -119,7 +119,7 @@ function lostAfter(change: AccessChange): SQL {
 // ---- reading, rewriting and repairing versions --------------------------------------------------------------
 
 interface CitingRow {
-  version: { id: string; subjectId: string; statements: Statement[] };
+  version: { id: string; subjectKey: string; statements: Statement[] };
   /** redacted_at as Postgres printed it (optimistic check), or null. */
   redactedAt: string | null;
   /** Cited ids the subject can no longer see. */
@@ -129,7 +129,7 @@ interface CitingRow {
 async function readCiting(db: Db, where: SQL, lost: SQL): Promise<CitingRow[]> {
   const found = await db.execute(sql`
     select coalesce(json_agg(json_build_object(
-      'id', v.id, 'subjectId', v.subject_id, 'statements', v.statements, 'redactedAt', v.redacted_at::text,
+      'id', v.id, 'subjectKey', v.subject_id, 'statements', v.statements, 'redactedAt', v.redacted_at::text,
       'lost', lost.ids)), '[]'::json) as versions
     from memory_versions v,
       lateral (select array(select c::text from unnest(v.cited_item_ids) c where ${lost}) as ids) lost
@@ -139,12 +139,12 @@ async function readCiting(db: Db, where: SQL, lost: SQL): Promise<CitingRow[]> {
   return list.map(
     (v: {
       id: string;
-      subjectId: string;
+      subjectKey: string;
       statements: Statement[];
       redactedAt: string | null;
       lost: string[];
     }) => ({
-      version: { id: v.id, subjectId: v.subjectId, statements: v.statements },
+      version: { id: v.id, subjectKey: v.subjectKey, statements: v.statements },
       redactedAt: v.redactedAt,
       lost: v.lost ?? [],
     }),

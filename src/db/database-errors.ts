@@ -60,18 +60,3 @@ function causeChain(err: unknown): object[] {
 function queryName(sqlText: string): string {
   return sqlText.replace(/\s+/g, " ").trim().slice(0, QUERY_NAME_CHARS);
 }
-
-/**
- * What may be logged about any error: for database errors the SQLSTATE and the statement's leading words,
- * otherwise the error's type and first stack frame. Never a message (drizzle's quotes the parameters).
- */
-export function errorLogFields(err: unknown): Record<string, unknown> {
-  const database = describeDatabaseError(err);
-  if (database) return { ...database };
-  if (!(err instanceof Error)) return { error: typeof err };
-  const frame = err.stack
-    ?.split("\n")
-    .find((line) => line.trim().startsWith("at "))
-    ?.trim();
-  return { error: err.name, ...(frame ? { at: frame } : {}) };
-}

@@ -5,29 +5,29 @@ import type { Db } from "./client";
 import { ingestAddresses } from "./schema";
 
 export function createIngestAddresses(db: Db): IngestAddresses {
-  const active = (ownerId: string) =>
+  const active = (subjectKey: string) =>
     db
       .select({ token: ingestAddresses.token })
       .from(ingestAddresses)
-      .where(and(eq(ingestAddresses.ownerId, ownerId), isNull(ingestAddresses.revokedAt)));
+      .where(and(eq(ingestAddresses.ownerId, subjectKey), isNull(ingestAddresses.revokedAt)));
   return {
-    async issue(ownerId, candidate) {
+    async issue(subjectKey, candidate) {
       // The partial unique index keeps one active address per owner, also under concurrent requests.
       const inserted = await db
         .insert(ingestAddresses)
-        .values({ token: candidate, ownerId })
+        .values({ token: candidate, ownerId: subjectKey })
         .onConflictDoNothing()
         .returning({ token: ingestAddresses.token });
       if (inserted[0]) return { token: inserted[0].token, created: true };
-      const [row] = await active(ownerId);
+      const [row] = await active(subjectKey);
       if (!row) throw new Error("ingest address vanished between insert and read");
       return { token: row.token, created: false };
     },
-    async revoke(ownerId) {
+    async revoke(subjectKey) {
       const rows = await db
         .update(ingestAddresses)
         .set({ revokedAt: sql`now()` })
-        .where(and(eq(ingestAddresses.ownerId, ownerId), isNull(ingestAddresses.revokedAt)))
+        .where(and(eq(ingestAddresses.ownerId, subjectKey), isNull(ingestAddresses.revokedAt)))
         .returning({ token: ingestAddresses.token });
       return rows.length > 0;
     },

@@ -9,7 +9,7 @@
  */
 import { and, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { EmbeddedChunk, EmbeddingKey, EmbeddingSource } from "../domain/item-embedding";
-import type { ItemKind } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
 import type { Db } from "./client";
 import { sha256Hex } from "./content-hash";
 import { visibleBranches, visibleTo } from "./item-rows";
@@ -272,7 +272,7 @@ const MAX_CHUNK_CANDIDATES = 400;
  *   only for a viewer who sees a large share of the table's chunks.
  */
 export function vectorSearchQuery(
-  viewerKey: string,
+  subjectKey: string,
   query: number[],
   key: EmbeddingKey,
   options: VectorSearchOptions = {},
@@ -290,8 +290,8 @@ export function vectorSearchQuery(
   ];
   const nearest =
     options.strategy === "index"
-      ? nearestByIndex(viewerKey, query, key, filters, candidates)
-      : nearestExact(viewerKey, query, key, filters, candidates);
+      ? nearestByIndex(subjectKey, query, key, filters, candidates)
+      : nearestExact(subjectKey, query, key, filters, candidates);
   return sql`
     select best.item_id, best.chunk_index, best.snippet, best.distance from (
       select distinct on (nearest.item_id) nearest.* from (${nearest}) nearest
@@ -302,7 +302,7 @@ export function vectorSearchQuery(
 }
 
 function nearestByIndex(
-  viewerKey: string,
+  subjectKey: string,
   query: number[],
   key: EmbeddingKey,
   filters: (SQL | undefined)[],
@@ -314,19 +314,19 @@ function nearestByIndex(
     select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
     from item_chunks c join ${items} on ${items.id} = c.item_id
     where ${sql.raw(modelPredicate(key, "c"))} and c.content_hash = ${items.contentHash}
-      and ${and(visibleTo(viewerKey), ...filters)}
+      and ${and(visibleTo(subjectKey), ...filters)}
     order by ${distance}
     limit ${candidates}::int`;
 }
 
 function nearestExact(
-  viewerKey: string,
+  subjectKey: string,
   query: number[],
   key: EmbeddingKey,
   filters: (SQL | undefined)[],
   candidates: number,
 ): SQL {
-  const [owned, shared] = visibleBranches(viewerKey);
+  const [owned, shared] = visibleBranches(subjectKey);
   // No cast in the ORDER BY, so no HNSW index can serve it: every distance of the viewer's chunks.
   const distance = sql`(c.embedding <=> ${vectorLiteral(query)}::vector)`;
   return sql`
@@ -360,12 +360,12 @@ export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
  */
 export async function searchByVector(
   db: Db,
-  viewerKey: string,
+  subjectKey: string,
   query: number[],
   key: EmbeddingKey,
   options: VectorSearchOptions = {},
 ): Promise<VectorHit[]> {
-  const statement = vectorSearchQuery(viewerKey, query, key, options);
+  const statement = vectorSearchQuery(subjectKey, query, key, options);
   let rows: Record<string, unknown>[];
   if (options.strategy === "index") {
     const statements = [...vectorSearchSettings(options), statement].map((s) => db.execute(s));

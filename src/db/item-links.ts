@@ -9,7 +9,7 @@
  *   addresses do not count) is a mention only if one of the owner's items has that external id at ingest
  *   time (the mentioning item's own source first); otherwise it is ordinary text and is dropped.
  */
-import type { ItemInput } from "../domain/items";
+import type { ItemInput } from "../domain/item-schema";
 
 export const DEFAULT_LINK_KIND = "reference";
 export const MENTION_KIND = "mention";

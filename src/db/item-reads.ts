@@ -1,6 +1,7 @@
 /** The item store's reads other than search. Every query carries the access rule for the viewer. */
 import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
-import type { ActivityDigest, Item, ItemKind, ItemLink } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
+import type { ActivityDigest, Item, ItemLink } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { localName } from "../domain/workspaces";
 import type { Db } from "./client";
@@ -13,7 +14,7 @@ const DIGEST_PEOPLE = 10;
 
 export async function getItem(
   db: Db,
-  viewerId: string,
+  subjectKey: string,
   id: string,
 ): Promise<(Item & { links: ItemLink[] }) | null> {
   if (!isUuid(id)) return null;
@@ -21,33 +22,33 @@ export async function getItem(
     db
       .select(itemColumns)
       .from(items)
-      .where(and(eq(items.id, id), visibleTo(viewerId))),
-    outgoingQuery(db, viewerId, id),
-    incomingQuery(db, viewerId, id),
+      .where(and(eq(items.id, id), visibleTo(subjectKey))),
+    outgoingQuery(db, subjectKey, id),
+    incomingQuery(db, subjectKey, id),
   ]);
   const row = rows[0];
   if (!row) return null;
   return { ...toItem(row), links: toLinks(outgoing, incoming) };
 }
 
-export async function getManyItems(db: Db, viewerId: string, ids: string[]): Promise<Item[]> {
+export async function getManyItems(db: Db, subjectKey: string, ids: string[]): Promise<Item[]> {
   const valid = [...new Set(ids.filter(isUuid))];
   if (valid.length === 0) return [];
   const rows = await db
     .select(itemColumns)
     .from(items)
-    .where(and(inArray(items.id, valid), visibleTo(viewerId)));
+    .where(and(inArray(items.id, valid), visibleTo(subjectKey)));
   return rows.map(toItem);
 }
 
 export async function recentItems(
   db: Db,
-  viewerId: string,
+  subjectKey: string,
   options: { since: Date; kinds?: ItemKind[]; limit: number },
 ): Promise<Item[]> {
   // "Occurred or changed since": an item that arrived late (a connector's backlog) is still recent news.
   const conditions: (SQL | undefined)[] = [
-    visibleTo(viewerId),
+    visibleTo(subjectKey),
     or(gte(items.occurredAt, options.since), gte(items.updatedAt, options.since)),
   ];
   if (options.kinds?.length) conditions.push(inArray(items.kind, options.kinds));
@@ -61,11 +62,11 @@ export async function recentItems(
 }
 
 /** Links both ways, only to items the viewer may see; nothing if the item itself is not visible. */
-export async function linkedItems(db: Db, viewerId: string, id: string): Promise<ItemLink[]> {
+export async function linkedItems(db: Db, subjectKey: string, id: string): Promise<ItemLink[]> {
   if (!isUuid(id)) return [];
   const [outgoing, incoming] = await db.batch([
-    outgoingQuery(db, viewerId, id),
-    incomingQuery(db, viewerId, id),
+    outgoingQuery(db, subjectKey, id),
+    incomingQuery(db, subjectKey, id),
   ]);
   return toLinks(outgoing, incoming);
 }
@@ -73,10 +74,10 @@ export async function linkedItems(db: Db, viewerId: string, id: string): Promise
 /** The people on the viewer's visible items (authors and participants), most frequent first. */
 export async function topPeople(
   db: Db,
-  viewerId: string,
+  subjectKey: string,
   options: { since?: Date; limit: number; changedSince?: Date },
 ): Promise<{ person: string; items: number }[]> {
-  const conditions: SQL[] = [visibleTo(viewerId)];
+  const conditions: SQL[] = [visibleTo(subjectKey)];
   if (options.since) conditions.push(gte(items.occurredAt, options.since));
   if (options.changedSince) conditions.push(gte(items.updatedAt, options.changedSince));
   const result = await db.execute<{ person: string; items: string | number }>(sql`
@@ -86,7 +87,7 @@ export async function topPeople(
                     union all select id, unnest(participants) from visible)
     select min(person) as person, count(distinct id) as items
     from people
-    where btrim(person) <> '' and lower(btrim(person)) <> lower(${localName(viewerId)})
+    where btrim(person) <> '' and lower(btrim(person)) <> lower(${localName(subjectKey)})
     group by lower(btrim(person))
     order by count(distinct id) desc, lower(btrim(person))
     limit ${Math.max(1, Math.min(options.limit, 100))}`);
@@ -98,8 +99,8 @@ export async function topPeople(
  * before, changed since) by kind, the busiest threads (metadata.threadId, else the title without
  * "Re:"/"Fwd:" prefixes) and the most involved people among the changed items.
  */
-export async function digest(db: Db, viewerId: string, since: Date): Promise<ActivityDigest> {
-  const changed = and(visibleTo(viewerId), gte(items.updatedAt, since));
+export async function digest(db: Db, subjectKey: string, since: Date): Promise<ActivityDigest> {
+  const changed = and(visibleTo(subjectKey), gte(items.updatedAt, since));
   // Inlined (an ISO string we formatted) so the select and GROUP BY expressions are identical.
   const isNew = sql<boolean>`(${items.createdAt} >= ${sql.raw(`'${since.toISOString()}'`)}::timestamptz)`;
   const thread = sql<string>`coalesce(${items.metadata}->>'threadId', regexp_replace(lower(btrim(${items.title})), '^((re|fwd?|aw|sv)\\s*:\\s*)+', ''))`;
@@ -131,7 +132,7 @@ export async function digest(db: Db, viewerId: string, since: Date): Promise<Act
     newByKind,
     updatedByKind,
     busiestThreads: threads.map((t) => ({ title: t.title, items: Number(t.count) })),
-    topPeople: await topPeople(db, viewerId, { changedSince: since, limit: DIGEST_PEOPLE }),
+    topPeople: await topPeople(db, subjectKey, { changedSince: since, limit: DIGEST_PEOPLE }),
   };
 }
 
@@ -148,23 +149,23 @@ const otherSummary = {
   linkKind: itemLinks.kind,
 };
 
-function outgoingQuery(db: Db, viewerId: string, id: string) {
+function outgoingQuery(db: Db, subjectKey: string, id: string) {
   return db
     .select(otherSummary)
     .from(itemLinks)
-    .innerJoin(self, and(eq(self.id, itemLinks.fromItem), visibleTo(viewerId, self)))
-    .innerJoin(other, and(eq(other.id, itemLinks.toItem), visibleTo(viewerId, other)))
+    .innerJoin(self, and(eq(self.id, itemLinks.fromItem), visibleTo(subjectKey, self)))
+    .innerJoin(other, and(eq(other.id, itemLinks.toItem), visibleTo(subjectKey, other)))
     .where(eq(itemLinks.fromItem, id))
     .orderBy(desc(other.occurredAt))
     .limit(MAX_LINKS);
 }
 
-function incomingQuery(db: Db, viewerId: string, id: string) {
+function incomingQuery(db: Db, subjectKey: string, id: string) {
   return db
     .select(otherSummary)
     .from(itemLinks)
-    .innerJoin(self, and(eq(self.id, itemLinks.toItem), visibleTo(viewerId, self)))
-    .innerJoin(other, and(eq(other.id, itemLinks.fromItem), visibleTo(viewerId, other)))
+    .innerJoin(self, and(eq(self.id, itemLinks.toItem), visibleTo(subjectKey, self)))
+    .innerJoin(other, and(eq(other.id, itemLinks.fromItem), visibleTo(subjectKey, other)))
     .where(eq(itemLinks.toItem, id))
     .orderBy(desc(other.occurredAt))
     .limit(MAX_LINKS);

@@ -8,8 +8,8 @@ import { items } from "./schema";
  * The access rule, in SQL, for every read: a subject (user or team key) sees an item it owns, or whose
  * shared_with names it or a team it belongs to. Keys carry the workspace, so nothing crosses workspaces.
  */
-export function visibleTo(viewerKey: string, table: typeof items = items): SQL {
-  return or(...visibleBranches(viewerKey, table))!;
+export function visibleTo(subjectKey: string, table: typeof items = items): SQL {
+  return or(...visibleBranches(subjectKey, table))!;
 }
 
 /**
@@ -17,10 +17,13 @@ export function visibleTo(viewerKey: string, table: typeof items = items): SQL {
  * owner_id), and what is shared with them or their teams by someone else (by shared_with). A query that
  * orders and limits reads each branch through its index and merges them (item-search.ts).
  */
-export function visibleBranches(viewerKey: string, table: typeof items = items): [owned: SQL, shared: SQL] {
+export function visibleBranches(subjectKey: string, table: typeof items = items): [owned: SQL, shared: SQL] {
   return [
-    eq(table.ownerId, viewerKey),
-    and(ne(table.ownerId, viewerKey), sql`${table.sharedWith} && ${principalsOf(sql`${viewerKey}::text`)}`)!,
+    eq(table.ownerId, subjectKey),
+    and(
+      ne(table.ownerId, subjectKey),
+      sql`${table.sharedWith} && ${principalsOf(sql`${subjectKey}::text`)}`,
+    )!,
   ];
 }
 

@@ -19,13 +19,12 @@
 import { and, desc, gte, inArray, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
+import { PAGE_LIMIT } from "../domain/pages";
 import type { Db } from "./client";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { items } from "./schema";
 import { decodeCursor, encodeCursor } from "./search-cursor";
 
-export const SEARCH_DEFAULT_LIMIT = 20;
-export const SEARCH_MAX_LIMIT = 100;
 /** A ranked search ranks at most this many matches, the most recent (see above). */
 export const RANK_CANDIDATES = 200;
 const SNIPPET_CHARS = 240;
@@ -46,7 +45,7 @@ const HEADLINE_PROBE_CHARS = 50_000;
  */
 const PEOPLE_SEPARATOR = "\n";
 
-export async function searchItems(db: Db, viewerId: string, query: SearchQuery): Promise<SearchPage> {
+export async function searchItems(db: Db, subjectKey: string, query: SearchQuery): Promise<SearchPage> {
   const limit = clampLimit(query.limit);
   const q = query.q?.trim() || undefined;
   const filters: (SQL | undefined)[] = [];
@@ -55,8 +54,8 @@ export async function searchItems(db: Db, viewerId: string, query: SearchQuery):
   if (query.until) filters.push(lt(items.occurredAt, query.until));
   if (query.people?.length) filters.push(or(...query.people.map(involves)));
   return q
-    ? rankedSearch(db, viewerId, q, filters, limit, query.cursor)
-    : newestFirst(db, viewerId, filters, limit, query.cursor);
+    ? rankedSearch(db, subjectKey, q, filters, limit, query.cursor)
+    : newestFirst(db, subjectKey, filters, limit, query.cursor);
 }
 
 const candidateColumns = { ...summaryColumns, body: items.body, search: items.search };
@@ -65,8 +64,8 @@ const candidateColumns = { ...summaryColumns, body: items.body, search: items.se
  * The rows passing `conditions` that the viewer may see, each access branch read newest first (at most
  * `newest` of each when given), as one union; the caller orders and limits the merge.
  */
-function visibleRows(db: Db, viewerId: string, conditions: (SQL | undefined)[], newest?: number) {
-  const [owned, shared] = visibleBranches(viewerId);
+function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[], newest?: number) {
+  const [owned, shared] = visibleBranches(subjectKey);
   // Fenced by OFFSET 0, the shared branch finds its rows by the shared_with index alone and checks the
   // filters on them. Unfenced, the planner may AND that index with a filter's index (text, people) over
   // every user's items: 20-70 ms for a common word or name at 400,000 rows, to find a few hundred shared
@@ -96,7 +95,7 @@ function visibleRows(db: Db, viewerId: string, conditions: (SQL | undefined)[], 
 /** Matches of `q`, best first: the most recent RANK_CANDIDATES (or those since the cursor's floor), ranked. */
 async function rankedSearch(
   db: Db,
-  viewerId: string,
+  subjectKey: string,
   q: string,
   filters: (SQL | undefined)[],
   limit: number,
@@ -108,7 +107,7 @@ async function rankedSearch(
   if (cursor?.floor) conditions.push(gte(items.occurredAt, cursor.floor));
   // The first page ranks the most recent matches; later pages every match since the first page's floor.
   const newest = cursor?.floor ? undefined : RANK_CANDIDATES;
-  const m = visibleRows(db, viewerId, conditions, newest).as("m");
+  const m = visibleRows(db, subjectKey, conditions, newest).as("m");
   const candidates = db.select().from(m).$dynamic();
   const c = (
     newest === undefined ? candidates : candidates.orderBy(desc(m.occurredAt), desc(m.id)).limit(newest)
@@ -169,7 +168,7 @@ async function rankedSearch(
 /** Everything that passes the filters, newest first; the snippet is cut from the page's rows only. */
 async function newestFirst(
   db: Db,
-  viewerId: string,
+  subjectKey: string,
   filters: (SQL | undefined)[],
   limit: number,
   cursorText: string | undefined,
@@ -181,7 +180,7 @@ async function newestFirst(
       sql`(${items.occurredAt}, ${items.id}) < (${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`,
     );
   }
-  const m = visibleRows(db, viewerId, conditions, limit + 1).as("m");
+  const m = visibleRows(db, subjectKey, conditions, limit + 1).as("m");
   const rows = await db
     .select({
       id: m.id,
@@ -217,8 +216,8 @@ function headlineSource(body: SQLWrapper, tsquery: SQL): SQL {
 }
 
 export function clampLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return SEARCH_DEFAULT_LIMIT;
-  return Math.min(SEARCH_MAX_LIMIT, Math.max(1, Math.trunc(limit)));
+  if (limit === undefined || !Number.isFinite(limit)) return PAGE_LIMIT.default;
+  return Math.min(PAGE_LIMIT.max, Math.max(1, Math.trunc(limit)));
 }
 
 /**

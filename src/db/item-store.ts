@@ -7,13 +7,13 @@ import { upsertItems } from "./item-upsert";
 
 export function createItemStore(db: Db): ItemStore {
   return {
-    upsert: (ownerId, inputs) => upsertItems(db, ownerId, inputs),
-    search: (viewerId, query) => searchItems(db, viewerId, query),
-    get: (viewerId, id) => getItem(db, viewerId, id),
-    getMany: (viewerId, ids) => getManyItems(db, viewerId, ids),
-    recent: (viewerId, options) => recentItems(db, viewerId, options),
-    linked: (viewerId, id) => linkedItems(db, viewerId, id),
-    topPeople: (viewerId, options) => topPeople(db, viewerId, options),
-    digest: (viewerId, since) => digest(db, viewerId, since),
+    upsert: (subjectKey, inputs) => upsertItems(db, subjectKey, inputs),
+    search: (subjectKey, query) => searchItems(db, subjectKey, query),
+    get: (subjectKey, id) => getItem(db, subjectKey, id),
+    getMany: (subjectKey, ids) => getManyItems(db, subjectKey, ids),
+    recent: (subjectKey, options) => recentItems(db, subjectKey, options),
+    linked: (subjectKey, id) => linkedItems(db, subjectKey, id),
+    topPeople: (subjectKey, options) => topPeople(db, subjectKey, options),
+    digest: (subjectKey, since) => digest(db, subjectKey, since),
   };
 }

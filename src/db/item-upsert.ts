@@ -15,7 +15,8 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "../domain/errors";
-import { type ItemInput, repeatedKeys, type UpsertOutcome } from "../domain/items";
+import type { ItemInput } from "../domain/item-schema";
+import { repeatedKeys, type UpsertOutcome } from "../domain/items";
 import { shareTargetKey, workspaceOf } from "../domain/workspaces";
 import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
@@ -34,13 +35,13 @@ interface Prepared {
 
 export async function upsertItems(
   db: Db,
-  ownerId: string,
+  subjectKey: string,
   inputs: ItemInput[],
 ): Promise<{ outcomes: UpsertOutcome[]; affectedSubjects: string[]; redactedSubjects: string[] }> {
   assertNoDuplicates(inputs);
   if (inputs.length === 0) return { outcomes: [], affectedSubjects: [], redactedSubjects: [] };
-  await assertKnownShareTargets(db, ownerId, inputs);
-  const prepared = await Promise.all(inputs.map((input) => prepare(ownerId, input)));
+  await assertKnownShareTargets(db, subjectKey, inputs);
+  const prepared = await Promise.all(inputs.map((input) => prepare(subjectKey, input)));
   const keyOf = (source: string, externalId: string) => JSON.stringify([source, externalId]);
 
   const existing = new Map(
@@ -54,7 +55,7 @@ export async function upsertItems(
           sharedWith: items.sharedWith,
         })
         .from(items)
-        .where(and(eq(items.ownerId, ownerId), inBatchKeys(prepared)))
+        .where(and(eq(items.ownerId, subjectKey), inBatchKeys(prepared)))
     ).map((row) => [keyOf(row.source, row.externalId), row]),
   );
 
@@ -63,7 +64,7 @@ export async function upsertItems(
   );
   // Every subject who could see a written item before or can see it now has new material; the notices
   // commit with the items, so a failed request leaves neither and a retry cannot lose them.
-  const affected = new Set<string>([ownerId]);
+  const affected = new Set<string>([subjectKey]);
   for (const p of toWrite) {
     const before = existing.get(keyOf(p.row.source, p.row.externalId));
     for (const subject of [...(before?.sharedWith ?? []), ...(p.row.sharedWith ?? [])]) affected.add(subject);
@@ -83,9 +84,9 @@ export async function upsertItems(
       { items: narrowed.map((n) => n.id) },
       [
         insertStatement(db, toWrite),
-        deleteLinksStatement(db, ownerId, toWrite),
-        insertLinksStatement(db, ownerId, toWrite),
-        resolvePendingStatement(db, ownerId, toWrite),
+        deleteLinksStatement(db, subjectKey, toWrite),
+        insertLinksStatement(db, subjectKey, toWrite),
+        resolvePendingStatement(db, subjectKey, toWrite),
         db.execute(materialChangedStatement([...affected], "now")),
       ],
       new Date(),
@@ -127,13 +128,13 @@ function assertNoDuplicates(inputs: ItemInput[]): void {
  * Every share target must name an active member or a team of the owner's workspace: 422 otherwise, naming
  * each unknown target, and nothing is written.
  */
-async function assertKnownShareTargets(db: Db, ownerId: string, inputs: ItemInput[]): Promise<void> {
-  const workspace = workspaceOf(ownerId);
+async function assertKnownShareTargets(db: Db, subjectKey: string, inputs: ItemInput[]): Promise<void> {
+  const workspace = workspaceOf(subjectKey);
   const keyOfTarget = new Map<string, string | null>();
   for (const input of inputs) {
     for (const target of input.sharedWith ?? []) keyOfTarget.set(target, shareTargetKey(workspace, target));
   }
-  const keys = [...keyOfTarget.values()].filter((k): k is string => k !== null && k !== ownerId);
+  const keys = [...keyOfTarget.values()].filter((k): k is string => k !== null && k !== subjectKey);
   const unknown = new Set(await unknownShareTargets(db, keys));
   const problems = inputs.flatMap((input, index) =>
     (input.sharedWith ?? [])
@@ -154,12 +155,12 @@ async function assertKnownShareTargets(db: Db, ownerId: string, inputs: ItemInpu
   }
 }
 
-async function prepare(ownerId: string, input: ItemInput): Promise<Prepared> {
-  const workspace = workspaceOf(ownerId);
+async function prepare(subjectKey: string, input: ItemInput): Promise<Prepared> {
+  const workspace = workspaceOf(subjectKey);
   const sharedWith = [
     ...new Set((input.sharedWith ?? []).map((target) => shareTargetKey(workspace, target) as string)),
   ]
-    .filter((key) => key !== ownerId)
+    .filter((key) => key !== subjectKey)
     .sort();
   const links = linkSpecs(input);
   const content = {
@@ -175,7 +176,7 @@ async function prepare(ownerId: string, input: ItemInput): Promise<Prepared> {
     links,
   };
   const row: NewItemRow = {
-    ownerId,
+    ownerId: subjectKey,
     source: input.source,
     externalId: input.externalId,
     kind: content.kind,
@@ -231,15 +232,15 @@ function insertStatement(db: Db, batch: Prepared[]) {
     });
 }
 
-function deleteLinksStatement(db: Db, ownerId: string, batch: Prepared[]) {
+function deleteLinksStatement(db: Db, subjectKey: string, batch: Prepared[]) {
   return db.execute(sql`
     delete from item_links where from_item in (
       select ${items.id} from ${items}
-      where ${items.ownerId} = ${ownerId} and ${inBatchKeys(batch)} and ${writtenHere}
+      where ${items.ownerId} = ${subjectKey} and ${inBatchKeys(batch)} and ${writtenHere}
     )`);
 }
 
-function insertLinksStatement(db: Db, ownerId: string, batch: Prepared[]) {
+function insertLinksStatement(db: Db, subjectKey: string, batch: Prepared[]) {
   const rows = batch.flatMap((p) =>
     p.links.map((l) => ({
       fs: p.row.source,
@@ -254,21 +255,21 @@ function insertLinksStatement(db: Db, ownerId: string, batch: Prepared[]) {
     insert into item_links (from_item, target_source, target_external_id, kind, to_item)
     select distinct on (f.id, l.ts, l.te, l.k) f.id, coalesce(l.ts, t.source), l.te, l.k, t.id
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as l(fs text, fe text, ts text, te text, k text)
-    join items f on f.owner_id = ${ownerId} and f.source = l.fs and f.external_id = l.fe
+    join items f on f.owner_id = ${subjectKey} and f.source = l.fs and f.external_id = l.fe
       and f.xmin = pg_current_xact_id()::xid
-    left join items t on t.owner_id = ${ownerId} and t.external_id = l.te
+    left join items t on t.owner_id = ${subjectKey} and t.external_id = l.te
       and (l.ts is null or t.source = l.ts)
     where (l.ts is not null or t.id is not null) and (t.id is null or t.id <> f.id)
     order by f.id, l.ts, l.te, l.k, (t.source = l.fs) desc nulls last, t.source
     on conflict do nothing`);
 }
 
-function resolvePendingStatement(db: Db, ownerId: string, batch: Prepared[]) {
+function resolvePendingStatement(db: Db, subjectKey: string, batch: Prepared[]) {
   return db.execute(sql`
     update item_links l set to_item = t.id
     from items f, items t
-    where l.to_item is null and f.id = l.from_item and f.owner_id = ${ownerId}
-      and t.owner_id = ${ownerId} and t.source = l.target_source and t.external_id = l.target_external_id
+    where l.to_item is null and f.id = l.from_item and f.owner_id = ${subjectKey}
+      and t.owner_id = ${subjectKey} and t.source = l.target_source and t.external_id = l.target_external_id
       and t.xmin = pg_current_xact_id()::xid
       and (t.source, t.external_id) in (
         select * from unnest(${sql.param(batch.map((p) => p.row.source))}::text[],

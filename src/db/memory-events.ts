@@ -1,34 +1,30 @@
 import { sql } from "drizzle-orm";
 import type { Clock } from "../domain/clock";
+import type { MaterialChangeRecorder } from "../domain/memory-events";
 import type { Db } from "./client";
-
-export interface MaterialChangeRecorder {
-  /** Stamps material_changed_at = now on these subjects' memories rows (creating the rows if needed). */
-  record(subjectIds: string[]): Promise<void>;
-}
 
 /**
  * Records, per subject, when material last changed: the sweep and the agent's unchanged shortcut use it.
- * Telling the agents is the composition root's job (composition.ts), not this adapter's.
+ * Telling the agents is memory/material-changes.ts's job, not this adapter's.
  */
 export function createMaterialChangeRecorder(db: Db, clock: Clock): MaterialChangeRecorder {
   return {
-    async record(subjectIds) {
-      if (subjectIds.length === 0) return;
-      await db.execute(materialChangedStatement(subjectIds, clock.now()));
+    async record(subjectKeys) {
+      if (subjectKeys.length === 0) return;
+      await db.execute(materialChangedStatement(subjectKeys, clock.now()));
     },
   };
 }
 
 /**
- * Marks `subjectIds`, and the members of any team among them, as having new material at `at`: one
+ * Marks `subjectKeys`, and the members of any team among them, as having new material at `at`: one
  * statement with one array parameter, whatever the number of subjects (a multi-row VALUES list would hit
  * Postgres' 65,535-parameter limit). Ingest runs it inside its own transaction, so the notices commit with
  * the items.
  */
-export function materialChangedStatement(subjectIds: string[], at: Date | "now") {
+export function materialChangedStatement(subjectKeys: string[], at: Date | "now") {
   const time = at === "now" ? sql`now()` : sql`${at.toISOString()}::timestamptz`;
-  const keys = sql`${sql.param([...new Set(subjectIds)])}::text[]`;
+  const keys = sql`${sql.param([...new Set(subjectKeys)])}::text[]`;
   return sql`
     insert into memories (subject_id, material_changed_at)
     select s, ${time} from (

@@ -8,24 +8,24 @@ import { parseStringArray, parseTextArray } from "./sql-values";
 
 export function createPgErasureStore(db: Db): ErasureStore {
   return {
-    async removeItem(callerKey, itemId, at) {
+    async removeItem(subjectKey, itemId, at) {
       const found = await db.execute(sql`
         select i.owner_id, i.shared_with::text as shared_with,
-          i.owner_id = ${callerKey} or i.shared_with && ${principalsOf(sql`${callerKey}::text`)} as visible
+          i.owner_id = ${subjectKey} or i.shared_with && ${principalsOf(sql`${subjectKey}::text`)} as visible
         from items i where i.id = ${itemId}::uuid`);
       const row = found.rows[0];
       if (!row || !isTrue(row.visible)) return { outcome: "not_found" };
       const sharedWith = parseTextArray(row.shared_with);
       const visibleTo = unique([String(row.owner_id), ...sharedWith]);
 
-      if (row.owner_id === callerKey) {
+      if (row.owner_id === subjectKey) {
         const { results, redactedSubjects } = await writeWithRedaction(
           db,
           { deletedItems: [itemId] },
           { items: [itemId] },
           [
             db.execute(
-              sql`delete from items where id = ${itemId}::uuid and owner_id = ${callerKey} returning id`,
+              sql`delete from items where id = ${itemId}::uuid and owner_id = ${subjectKey} returning id`,
             ),
           ],
           at,
@@ -33,15 +33,15 @@ export function createPgErasureStore(db: Db): ErasureStore {
         if ((results[0] as { rows: unknown[] }).rows.length === 0) return { outcome: "not_found" };
         return { outcome: "deleted", removal: { visibleTo, redactedSubjects } };
       }
-      if (!sharedWith.includes(callerKey)) return { outcome: "via_team" };
-      const after = sharedWith.filter((key) => key !== callerKey);
+      if (!sharedWith.includes(subjectKey)) return { outcome: "via_team" };
+      const after = sharedWith.filter((key) => key !== subjectKey);
       const { redactedSubjects } = await writeWithRedaction(
         db,
         { sharedWith: [{ id: itemId, keys: after }] },
         { items: [itemId] },
         [
           db.execute(sql`
-            update items set shared_with = array_remove(shared_with, ${callerKey}), updated_at = now()
+            update items set shared_with = array_remove(shared_with, ${subjectKey}), updated_at = now()
             where id = ${itemId}::uuid`),
         ],
         at,

@@ -1,6 +1,6 @@
 /** MemoryReader over Postgres: the read model of GET /memory, the history and the runs ledger listing. */
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
-import type { ItemKind } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
 import { isRunErrorCode, type MemoryStatus } from "../domain/memory";
 import type {
   Citation,
@@ -18,7 +18,7 @@ import { parseJson } from "./sql-values";
 
 export function createPgMemoryReader(db: Db): MemoryReader {
   return {
-    async current(subjectId) {
+    async current(subjectKey) {
       const rows = await db
         .select({
           status: memories.status,
@@ -29,11 +29,11 @@ export function createPgMemoryReader(db: Db): MemoryReader {
           versionId: memoryVersions.id,
           statements: memoryVersions.statements,
           redactedAt: memoryVersions.redactedAt,
-          citations: citationsOf(memoryVersions.citedItemIds, memories.subjectId),
+          citations: citationsOf(memoryVersions.citedItemIds, memories.subjectKey),
         })
         .from(memories)
         .leftJoin(memoryVersions, eq(memoryVersions.id, memories.currentVersionId))
-        .where(eq(memories.subjectId, subjectId));
+        .where(eq(memories.subjectKey, subjectKey));
       const row = rows[0];
       if (!row) return null;
       const version =
@@ -48,7 +48,7 @@ export function createPgMemoryReader(db: Db): MemoryReader {
             }
           : null;
       return {
-        subjectId,
+        subjectKey,
         status: row.status as MemoryStatus,
         errorCode: isRunErrorCode(row.errorCode) ? row.errorCode : null,
         checkedAt: row.checkedAt,
@@ -56,27 +56,27 @@ export function createPgMemoryReader(db: Db): MemoryReader {
       } satisfies CurrentMemory;
     },
 
-    async runs(subjectId, { limit, cursor }) {
+    async runs(subjectKey, { limit, cursor }) {
       const after = cursor ? decodeListCursor(cursor) : null;
       const rows = await db
         .select()
         .from(memoryRuns)
         .where(
           and(
-            eq(memoryRuns.subjectId, subjectId),
+            eq(memoryRuns.subjectKey, subjectKey),
             after ? keysetBefore(memoryRuns.queuedAt, memoryRuns.id, after) : undefined,
           ),
         )
         .orderBy(desc(memoryRuns.queuedAt), desc(memoryRuns.id))
         .limit(limit + 1);
-      const entries: RunRecord[] = rows.slice(0, limit).map(({ subjectId: _subject, ...run }) => ({
+      const entries: RunRecord[] = rows.slice(0, limit).map(({ subjectKey: _subject, ...run }) => ({
         ...run,
         errorCode: isRunErrorCode(run.errorCode) ? run.errorCode : null,
       }));
       return pageOf(entries, rows.length > limit, (r) => ({ at: r.queuedAt, id: r.id }));
     },
 
-    async versions(subjectId, { limit, cursor }) {
+    async versions(subjectKey, { limit, cursor }) {
       const after = cursor ? decodeListCursor(cursor) : null;
       const rows = await db
         .select({
@@ -87,12 +87,12 @@ export function createPgMemoryReader(db: Db): MemoryReader {
           judgeModel: memoryVersions.judgeModel,
           statementCount: sql<number>`jsonb_array_length(${memoryVersions.statements})`.mapWith(Number),
           redactedAt: memoryVersions.redactedAt,
-          current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectId} and m.current_version_id = ${memoryVersions.id})`,
+          current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectKey} and m.current_version_id = ${memoryVersions.id})`,
         })
         .from(memoryVersions)
         .where(
           and(
-            eq(memoryVersions.subjectId, subjectId),
+            eq(memoryVersions.subjectKey, subjectKey),
             after ? keysetBefore(memoryVersions.createdAt, memoryVersions.id, after) : undefined,
           ),
         )
@@ -104,7 +104,7 @@ export function createPgMemoryReader(db: Db): MemoryReader {
       return pageOf(entries, rows.length > limit, (v) => ({ at: v.createdAt, id: v.id }));
     },
 
-    async version(subjectId, versionId) {
+    async version(subjectKey, versionId) {
       const rows = await db
         .select({
           id: memoryVersions.id,
@@ -116,11 +116,11 @@ export function createPgMemoryReader(db: Db): MemoryReader {
           markdown: memoryVersions.markdown,
           statements: memoryVersions.statements,
           verdict: memoryVersions.verdict,
-          current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectId} and m.current_version_id = ${memoryVersions.id})`,
-          citations: citationsOf(memoryVersions.citedItemIds, memoryVersions.subjectId),
+          current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectKey} and m.current_version_id = ${memoryVersions.id})`,
+          citations: citationsOf(memoryVersions.citedItemIds, memoryVersions.subjectKey),
         })
         .from(memoryVersions)
-        .where(and(eq(memoryVersions.subjectId, subjectId), eq(memoryVersions.id, versionId)));
+        .where(and(eq(memoryVersions.subjectKey, subjectKey), eq(memoryVersions.id, versionId)));
       const r = rows[0];
       if (!r) return null;
       return {
@@ -138,7 +138,7 @@ export function createPgMemoryReader(db: Db): MemoryReader {
 /** The cited items' metadata, in citation order ([n] is position n); null fields for gone or hidden items. */
 function citationsOf(
   citedIds: SQL.Aliased | typeof memoryVersions.citedItemIds,
-  viewer: typeof memories.subjectId | typeof memoryVersions.subjectId,
+  viewer: typeof memories.subjectKey | typeof memoryVersions.subjectKey,
 ) {
   return sql<unknown>`coalesce((
     select json_agg(json_build_object('id', c.id, 'kind', i.kind, 'title', i.title, 'occurredAt', i.occurred_at) order by c.n)

@@ -9,7 +9,7 @@ import { uuidArray } from "./sql-values";
 
 export function createPgRunLedger(db: Db): RunLedger {
   return {
-    async materialChangedSinceMemory(subjectId) {
+    async materialChangedSinceMemory(subjectKey) {
       const rows = await db
         .select({
           versionId: memories.currentVersionId,
@@ -17,14 +17,14 @@ export function createPgRunLedger(db: Db): RunLedger {
           materialChangedAt: memories.materialChangedAt,
         })
         .from(memories)
-        .where(eq(memories.subjectId, subjectId));
+        .where(eq(memories.subjectKey, subjectKey));
       const row = rows[0];
       if (!row?.versionId || !row.generatedAt) return null;
       return row.materialChangedAt !== null && row.materialChangedAt > row.generatedAt;
     },
 
-    async confirmUnchanged(subjectId, at) {
-      await db.update(memories).set({ checkedAt: at }).where(eq(memories.subjectId, subjectId));
+    async confirmUnchanged(subjectKey, at) {
+      await db.update(memories).set({ checkedAt: at }).where(eq(memories.subjectKey, subjectKey));
     },
 
     async runStarted(run) {
@@ -41,14 +41,14 @@ export function createPgRunLedger(db: Db): RunLedger {
           })
           .where(
             and(
-              eq(memoryRuns.subjectId, run.subjectId),
+              eq(memoryRuns.subjectKey, run.subjectKey),
               eq(memoryRuns.status, "running"),
               ne(memoryRuns.id, run.id),
             ),
           ),
         db.insert(memoryRuns).values({
           id: run.id,
-          subjectId: run.subjectId,
+          subjectKey: run.subjectKey,
           trigger: run.trigger,
           status: "running",
           attempt: run.attempt,
@@ -57,9 +57,9 @@ export function createPgRunLedger(db: Db): RunLedger {
         }),
         db
           .insert(memories)
-          .values({ subjectId: run.subjectId, status: "generating", updatedAt: run.startedAt })
+          .values({ subjectKey: run.subjectKey, status: "generating", updatedAt: run.startedAt })
           .onConflictDoUpdate({
-            target: memories.subjectId,
+            target: memories.subjectKey,
             set: { status: "generating", updatedAt: run.startedAt },
           }),
       ]);
@@ -75,18 +75,18 @@ export function createPgRunLedger(db: Db): RunLedger {
         db.execute(sql`
           insert into memory_versions
             (id, subject_id, markdown, statements, cited_item_ids, generator_model, judge_model, verdict, run_id, created_at)
-          select ${versionId}::uuid, ${run.subjectId}, ${memory.markdown}, ${JSON.stringify(memory.statements)}::jsonb,
+          select ${versionId}::uuid, ${run.subjectKey}, ${memory.markdown}, ${JSON.stringify(memory.statements)}::jsonb,
                  ${cited}, ${memory.generatorModel}, ${memory.judgeModel}, ${JSON.stringify(memory.verdict)}::jsonb,
                  ${run.id}::uuid, ${at}::timestamptz
           where (select count(*) from items i where i.id = any(${cited})
-                   and (i.owner_id = ${run.subjectId} or i.shared_with && ${principalsOf(sql`${run.subjectId}::text`)}))
+                   and (i.owner_id = ${run.subjectKey} or i.shared_with && ${principalsOf(sql`${run.subjectKey}::text`)}))
                 = cardinality(${cited})
           returning id`),
         db.execute(sql`
           update memories set current_version_id = ${versionId}::uuid, markdown = ${memory.markdown},
                  generated_at = ${memory.generatedAt.toISOString()}::timestamptz, status = 'ready',
                  error_code = null, updated_at = ${at}::timestamptz
-          where subject_id = ${run.subjectId}
+          where subject_id = ${run.subjectKey}
             and exists (select 1 from memory_versions where id = ${versionId}::uuid)`),
         db.execute(sql`
           update memory_runs set
@@ -116,19 +116,19 @@ export function createPgRunLedger(db: Db): RunLedger {
         db
           .insert(memories)
           .values({
-            subjectId: run.subjectId,
+            subjectKey: run.subjectKey,
             status: end.memoryStatus,
             errorCode: end.errorCode,
             updatedAt: end.finishedAt,
           })
           .onConflictDoUpdate({
-            target: memories.subjectId,
+            target: memories.subjectKey,
             set: { status: end.memoryStatus, errorCode: end.errorCode, updatedAt: end.finishedAt },
           }),
       ]);
     },
 
-    async runInterrupted(runId, subjectId, at, code, message) {
+    async runInterrupted(runId, subjectKey, at, code, message) {
       await db
         .update(memoryRuns)
         .set({
@@ -141,7 +141,7 @@ export function createPgRunLedger(db: Db): RunLedger {
         .where(
           and(
             eq(memoryRuns.id, runId),
-            eq(memoryRuns.subjectId, subjectId),
+            eq(memoryRuns.subjectKey, subjectKey),
             eq(memoryRuns.status, "running"),
           ),
         );

@@ -13,9 +13,9 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 
-import { ITEM_KINDS } from "../domain/items";
+import { ITEM_KINDS } from "../domain/item-schema";
 import type { ModelUsage, Salvage, Statement, Verdict } from "../domain/memory";
-import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
+import { MEMORY_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 /**
@@ -104,13 +104,11 @@ export const itemLinks = pgTable(
   ],
 );
 
-export const MEMORY_STATUSES = ["none", "generating", "ready", "failed", "unavailable"] as const;
-
 /** One row per subject: the pointer to the current version plus what the read path needs. */
 export const memories = pgTable(
   "memories",
   {
-    subjectId: text("subject_id").primaryKey(),
+    subjectKey: text("subject_id").primaryKey(),
     currentVersionId: uuid("current_version_id"),
     markdown: text("markdown"),
     generatedAt: timestamptz("generated_at"),
@@ -122,14 +120,14 @@ export const memories = pgTable(
     errorCode: text("error_code"),
     updatedAt: timestamptz("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("memories_freshness_idx").on(t.generatedAt, t.subjectId)],
+  (t) => [index("memories_freshness_idx").on(t.generatedAt, t.subjectKey)],
 );
 
 export const memoryVersions = pgTable(
   "memory_versions",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    subjectId: text("subject_id").notNull(),
+    subjectKey: text("subject_id").notNull(),
     markdown: text("markdown").notNull(),
     statements: jsonb("statements").$type<Statement[]>().notNull(),
     citedItemIds: uuid("cited_item_ids").array().notNull().default(sql`'{}'::uuid[]`),
@@ -141,7 +139,7 @@ export const memoryVersions = pgTable(
     redactedAt: timestamptz("redacted_at"),
   },
   (t) => [
-    index("memory_versions_subject_idx").on(t.subjectId, t.createdAt.desc()),
+    index("memory_versions_subject_idx").on(t.subjectKey, t.createdAt.desc()),
     index("memory_versions_cited_idx").using("gin", t.citedItemIds),
   ],
 );
@@ -150,7 +148,7 @@ export const memoryRuns = pgTable(
   "memory_runs",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    subjectId: text("subject_id").notNull(),
+    subjectKey: text("subject_id").notNull(),
     trigger: text("trigger", { enum: RUN_TRIGGERS }).notNull(),
     status: text("status", { enum: RUN_STATUSES }).notNull(),
     attempt: integer("attempt").notNull().default(1),
@@ -170,7 +168,7 @@ export const memoryRuns = pgTable(
     /** Statements dropped from the draft (counts and reasons) before it was accepted; null when none were. */
     salvaged: jsonb("salvaged").$type<Salvage>(),
   },
-  (t) => [index("memory_runs_subject_idx").on(t.subjectId, t.queuedAt.desc())],
+  (t) => [index("memory_runs_subject_idx").on(t.subjectKey, t.queuedAt.desc())],
 );
 
 /**

@@ -37,7 +37,7 @@ export function loadState(sql: SqlStorage): AgentState {
   if (!row) return initialState();
   const runId = text(row.run_id);
   return {
-    subjectId: text(row.subject_id),
+    subjectKey: text(row.subject_id),
     phase: (AGENT_PHASES as readonly string[]).includes(row.phase as string)
       ? (row.phase as AgentPhase)
       : "idle",
@@ -71,7 +71,7 @@ export function saveState(sql: SqlStorage, s: AgentState): void {
        run_attempt, run_requested_at, run_started_at, run_lease_until, failures, fresh_as_of, last_succeeded_at,
        last_error_code, last_error_message, dirty)
      VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    s.subjectId,
+    s.subjectKey,
     s.phase,
     s.trigger,
     s.nextRunAt,

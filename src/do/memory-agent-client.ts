@@ -3,20 +3,23 @@ import type { Clock } from "../domain/clock";
 import type { MemoryAgents } from "../memory/memory-agents-port";
 import type { MemoryAgent } from "./memory-agent";
 
-export const agentName = (subjectId: string) => `user:${subjectId}`;
+export const agentName = (subjectKey: string) => `user:${subjectKey}`;
 
 /** Every request is stamped with when it was sent, so an erase that lands first can refuse it. */
 export function createMemoryAgentClient(
   namespace: DurableObjectNamespace<MemoryAgent>,
   clock: Clock,
 ): MemoryAgents {
-  const stub = (subjectId: string) => namespace.get(namespace.idFromName(agentName(subjectId)));
+  const stub = (subjectKey: string) => namespace.get(namespace.idFromName(agentName(subjectKey)));
   const sentAt = () => clock.now().getTime();
   return {
-    requestRefresh: (subjectId, reason, options) =>
-      stub(subjectId).requestRefresh(subjectId, reason, { ...options, sentAt: options?.sentAt ?? sentAt() }),
-    forceRefresh: (subjectId) => stub(subjectId).forceRefresh(subjectId, sentAt()),
-    status: (subjectId) => stub(subjectId).status(),
-    forget: (subjectId, erasedAt) => stub(subjectId).forget(erasedAt),
+    requestRefresh: (subjectKey, reason, options) =>
+      stub(subjectKey).requestRefresh(subjectKey, reason, {
+        ...options,
+        sentAt: options?.sentAt ?? sentAt(),
+      }),
+    forceRefresh: (subjectKey) => stub(subjectKey).forceRefresh(subjectKey, sentAt()),
+    status: (subjectKey) => stub(subjectKey).status(),
+    forget: (subjectKey, erasedAt) => stub(subjectKey).forget(erasedAt),
   };
 }

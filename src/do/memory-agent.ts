@@ -1,36 +1,56 @@
 import { DurableObject } from "cloudflare:workers";
-import { type AgentDeps, buildAgentDeps } from "../composition";
-import { errorLogFields } from "../db/database-errors";
-import { isSubjectId, MAX_SUBJECT_ID_LENGTH, RUN_TRIGGERS } from "../domain/memory";
-import type { Env } from "../env";
+import type { Clock } from "../domain/clock";
+import type { GeneratorSource } from "../domain/generation";
+import type { ItemStore } from "../domain/items";
+import { isSubjectKey, MAX_SUBJECT_KEY_LENGTH, RUN_TRIGGERS, type RunTrigger } from "../domain/memory";
 import type { AgentStatus, RefreshOptions } from "../memory/memory-agents-port";
+import type { MemoryCache } from "../memory/memory-cache";
+import type { MemoryReader } from "../memory/memory-reader";
 import { type AgentStateStore, type RunExecutionDeps, runAlarm } from "../memory/run-execution";
 import { RunGuard } from "../memory/run-guard";
+import type { RunLedger } from "../memory/run-ledger";
 import {
   type AgentState,
   alarmAt,
   initialState,
   onRequest,
   type RefreshAnswer,
-  type RefreshReason,
   reopenIfGeneratorReturned,
+  type SchedulePolicy,
 } from "../memory/run-schedule";
 import { erasedAt, eraseState, loadState, saveState } from "./agent-state";
+
+/** What one MemoryAgent instance works with, built once per instance by whoever defines the worker's class. */
+export interface AgentDeps {
+  clock: Clock;
+  ledger: RunLedger;
+  reader: Pick<MemoryReader, "current">;
+  /** Written after each commit that changes what GET /memory serves (memory/served-memory.ts). */
+  memoryCache: MemoryCache;
+  items: Pick<ItemStore, "search">;
+  /** Decided once per instance: a generator over the configured LLMs, or why there is none. */
+  generation(): GeneratorSource;
+  policy: SchedulePolicy;
+  leaseMarginMs: number;
+  /** What may be logged about an error (never parameters or messages). */
+  logFields(error: unknown): Record<string, unknown>;
+}
 
 /**
  * One per subject (`idFromName("user:" + id)`): owns that subject's memory lifecycle. A thin shell: typed
  * RPC methods check their input and apply the pure transitions of memory/run-schedule.ts to the state kept
  * in this object's SQLite storage; runs happen only in alarm(), one at a time, under a lease, through
- * memory/run-execution.ts. Its collaborators are built once, in the constructor (tests pass their own).
+ * memory/run-execution.ts. Its collaborators are handed to its constructor: the worker's class (index.ts)
+ * passes the production wiring, the tests their own.
  */
-export class MemoryAgent extends DurableObject<Env> {
+export class MemoryAgent extends DurableObject {
   private readonly deps: AgentDeps;
   private readonly guard: RunGuard;
   private readonly stateStore: AgentStateStore;
 
-  constructor(ctx: DurableObjectState, env: Env, deps?: AgentDeps) {
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env, deps: AgentDeps) {
     super(ctx, env);
-    this.deps = deps ?? buildAgentDeps(env);
+    this.deps = deps;
     this.guard = new RunGuard((runId) => loadState(ctx.storage.sql).run?.id === runId);
     this.stateStore = {
       load: () => loadState(ctx.storage.sql),
@@ -39,11 +59,11 @@ export class MemoryAgent extends DurableObject<Env> {
   }
 
   async requestRefresh(
-    subjectId: string,
-    reason: RefreshReason,
+    subjectKey: string,
+    reason: RunTrigger,
     options: RefreshOptions = {},
   ): Promise<RefreshAnswer> {
-    assertSubject(subjectId);
+    assertSubject(subjectKey);
     if (!(RUN_TRIGGERS as readonly string[]).includes(reason))
       throw new TypeError(`unknown reason: ${reason}`);
     const { notBefore, sentAt } = options;
@@ -51,7 +71,7 @@ export class MemoryAgent extends DurableObject<Env> {
       throw new TypeError("notBefore must be a number");
     if (sentAt !== undefined && !Number.isFinite(sentAt)) throw new TypeError("sentAt must be a number");
     if (this.erasedSince(sentAt)) return { status: "erased" };
-    let state = this.stateFor(subjectId);
+    let state = this.stateFor(subjectKey);
     const reopened = reopenIfGeneratorReturned(state);
     if (reopened !== state && this.deps.generation().kind === "ready") state = reopened;
     const { state: next, answer } = onRequest(
@@ -67,19 +87,19 @@ export class MemoryAgent extends DurableObject<Env> {
   }
 
   /** POST /memory/refresh. Says "unavailable" at once when no generator can run. */
-  async forceRefresh(subjectId: string, sentAt?: number): Promise<RefreshAnswer> {
-    assertSubject(subjectId);
+  async forceRefresh(subjectKey: string, sentAt?: number): Promise<RefreshAnswer> {
+    assertSubject(subjectKey);
     const source = this.deps.generation();
     if (source.kind === "unavailable")
       return { status: "unavailable", code: source.code, message: source.message };
-    return this.requestRefresh(subjectId, "manual", { sentAt });
+    return this.requestRefresh(subjectKey, "manual", { sentAt });
   }
 
   async status(): Promise<AgentStatus> {
     const s = loadState(this.ctx.storage.sql);
     const at = alarmAt(s);
     return {
-      subjectId: s.subjectId,
+      subjectKey: s.subjectKey,
       phase: s.phase,
       nextRunAt: at === null ? null : new Date(at).toISOString(),
       runId: s.run?.id ?? null,
@@ -110,7 +130,8 @@ export class MemoryAgent extends DurableObject<Env> {
       state: this.stateStore,
       guard: this.guard,
       newRunId: () => crypto.randomUUID(),
-      log,
+      log: (level, msg, subjectKey, error) =>
+        console[level](JSON.stringify({ level, msg, subjectKey, ...this.deps.logFields(error) })),
     };
   }
 
@@ -131,10 +152,10 @@ export class MemoryAgent extends DurableObject<Env> {
     }
   }
 
-  private stateFor(subjectId: string): AgentState {
+  private stateFor(subjectKey: string): AgentState {
     const state = loadState(this.ctx.storage.sql);
-    if (state.subjectId === null) return { ...initialState(), ...state, subjectId };
-    if (state.subjectId !== subjectId) throw new Error("this MemoryAgent belongs to another subject");
+    if (state.subjectKey === null) return { ...initialState(), ...state, subjectKey };
+    if (state.subjectKey !== subjectKey) throw new Error("this MemoryAgent belongs to another subject");
     return state;
   }
 
@@ -143,14 +164,10 @@ export class MemoryAgent extends DurableObject<Env> {
   }
 }
 
-function assertSubject(subjectId: unknown): asserts subjectId is string {
-  if (!isSubjectId(subjectId)) {
+function assertSubject(subjectKey: unknown): asserts subjectKey is string {
+  if (!isSubjectKey(subjectKey)) {
     throw new TypeError(
-      `subjectId must be a non-empty string of at most ${MAX_SUBJECT_ID_LENGTH} characters`,
+      `subjectKey must be a non-empty string of at most ${MAX_SUBJECT_KEY_LENGTH} characters`,
     );
   }
-}
-
-function log(level: "warn" | "error", msg: string, subjectId: string, error: unknown): void {
-  console[level](JSON.stringify({ level, msg, subjectId, ...errorLogFields(error) }));
 }

@@ -14,7 +14,7 @@
  * 512 tokens a chunk). The rest of a longer body has no vector; full-text search still covers its first
  * 200,000 characters. The work is proportional to what is chunked, not to the body's length.
  */
-import type { ItemKind } from "./items";
+import type { ItemKind } from "./item-schema";
 
 export const CHARS_PER_TOKEN = 4;
 /** Share of the model's token limit a chunk may use (the 4-characters estimate is not a tokenizer). */

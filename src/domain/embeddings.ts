@@ -4,6 +4,19 @@
  * translate failures to EmbeddingError. Without a configured embedder the service is keyword-only.
  */
 
+export type EmbeddingProvider = "workers-ai" | "openai";
+
+/** The embedder's settings (embeddings/create-embedder.ts builds it); absent when EMBEDDING_MODEL is unset. */
+export interface EmbeddingSettings {
+  provider: EmbeddingProvider;
+  model: string;
+  dimensions?: number;
+  /** openai only: EMBEDDING_BASE_URL, else OPENAI_BASE_URL; unset means api.openai.com. */
+  baseUrl?: string;
+  /** openai only: OPENAI_API_KEY. */
+  apiKey?: string;
+}
+
 /**
  * What a text is embedded for. Some models embed a search query differently from the passages it should
  * find (e.g. BGE v1.5 prefixes queries with an instruction); for the others both are the same.

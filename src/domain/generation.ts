@@ -10,7 +10,7 @@ export interface PreviousMemory {
 }
 
 export interface GenerationRequest {
-  subjectId: string;
+  subjectKey: string;
   runId: string;
   trigger: RunTrigger;
   previous: PreviousMemory | null;

@@ -8,7 +8,7 @@
  */
 import { CHARS_PER_TOKEN, CHUNK_MAX_PER_ITEM, CHUNK_MAX_TOKENS, chunkItem } from "./chunks";
 import { type Embedder, EmbeddingError } from "./embeddings";
-import type { ItemKind } from "./items";
+import type { ItemKind } from "./item-schema";
 
 /** Chunking never reads past this much of a body (CHUNK_MAX_PER_ITEM chunks of at most CHUNK_MAX_TOKENS). */
 export const EMBEDDING_MAX_BODY_CHARS = CHUNK_MAX_PER_ITEM * CHUNK_MAX_TOKENS * CHARS_PER_TOKEN;

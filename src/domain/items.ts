@@ -1,18 +1,5 @@
 /** The workspace store's model and port. The research tools and the HTTP API both go through ItemStore. */
-
-export const ITEM_KINDS = [
-  "email",
-  "message",
-  "task",
-  "doc",
-  "call",
-  "event",
-  "file",
-  "pull_request",
-  "contact",
-  "note",
-] as const;
-export type ItemKind = (typeof ITEM_KINDS)[number];
+import type { ItemInput, ItemKind } from "./item-schema";
 
 export interface Item {
   id: string;
@@ -30,27 +17,6 @@ export interface Item {
   url: string | null;
   metadata: Record<string, unknown>;
   sharedWith: string[];
-}
-
-export interface ItemLinkInput {
-  source?: string;
-  externalId: string;
-  kind?: string;
-}
-
-export interface ItemInput {
-  source: string;
-  externalId: string;
-  kind: ItemKind;
-  title?: string;
-  body: string;
-  author?: string;
-  participants?: string[];
-  occurredAt: Date;
-  url?: string;
-  metadata?: Record<string, unknown>;
-  sharedWith?: string[];
-  links?: ItemLinkInput[];
 }
 
 export interface ItemProblem {
@@ -131,7 +97,7 @@ export interface ActivityDigest {
  */
 export interface ItemStore {
   upsert(
-    ownerId: string,
+    subjectKey: string,
     items: ItemInput[],
   ): Promise<{
     outcomes: UpsertOutcome[];
@@ -139,15 +105,15 @@ export interface ItemStore {
     /** Subjects whose memory versions were redacted (an update shared an item with fewer targets). */
     redactedSubjects: string[];
   }>;
-  search(viewerId: string, query: SearchQuery): Promise<SearchPage>;
-  get(viewerId: string, id: string): Promise<(Item & { links: ItemLink[] }) | null>;
+  search(subjectKey: string, query: SearchQuery): Promise<SearchPage>;
+  get(subjectKey: string, id: string): Promise<(Item & { links: ItemLink[] }) | null>;
   /** The visible items among `ids`, in no particular order; invisible or unknown ids are left out. */
-  getMany(viewerId: string, ids: string[]): Promise<Item[]>;
-  recent(viewerId: string, options: { since: Date; kinds?: ItemKind[]; limit: number }): Promise<Item[]>;
-  linked(viewerId: string, id: string): Promise<ItemLink[]>;
+  getMany(subjectKey: string, ids: string[]): Promise<Item[]>;
+  recent(subjectKey: string, options: { since: Date; kinds?: ItemKind[]; limit: number }): Promise<Item[]>;
+  linked(subjectKey: string, id: string): Promise<ItemLink[]>;
   topPeople(
-    viewerId: string,
+    subjectKey: string,
     options: { since?: Date; limit: number },
   ): Promise<{ person: string; items: number }[]>;
-  digest(viewerId: string, since: Date): Promise<ActivityDigest>;
+  digest(subjectKey: string, since: Date): Promise<ActivityDigest>;
 }

@@ -1,5 +1,17 @@
 /** The provider-neutral LLM port. Adapters (llm/anthropic.ts, llm/openai.ts) translate to and from the SDKs. */
 
+/** A configured model: `provider:model`. */
+export type ModelRef = { provider: "anthropic" | "openai"; model: string };
+
+/** The LLM settings: which models generate and judge, and how each provider is reached. */
+export interface LlmSettings {
+  generator?: ModelRef;
+  judge?: ModelRef;
+  anthropic: { apiKey?: string; baseUrl?: string };
+  openai: { apiKey?: string; baseUrl?: string };
+  timeoutMs: number;
+}
+
 export type ContentBlock =
   | { type: "text"; text: string }
   /**

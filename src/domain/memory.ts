@@ -27,10 +27,10 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
  * Whose memory it is (a user or a team) is the "subject" in every layer, addressed by its key
  * (domain/workspaces.ts): a workspace id, a separator and a user id at most.
  */
-export const MAX_SUBJECT_ID_LENGTH = MAX_WORKSPACE_ID_LENGTH + 1 + MAX_USER_ID_LENGTH;
+export const MAX_SUBJECT_KEY_LENGTH = MAX_WORKSPACE_ID_LENGTH + 1 + MAX_USER_ID_LENGTH;
 
-export const isSubjectId = (value: unknown): value is string =>
-  typeof value === "string" && value.length > 0 && value.length <= MAX_SUBJECT_ID_LENGTH;
+export const isSubjectKey = (value: unknown): value is string =>
+  typeof value === "string" && value.length > 0 && value.length <= MAX_SUBJECT_KEY_LENGTH;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID.test(value);

@@ -1,14 +1,15 @@
 /**
  * Cloudflare Email Routing → the worker's `email()` handler: a message sent to a user's private ingest
  * address becomes that user's `email` item, through the same parser as the mbox/eml importers and the
- * same ItemStore upsert as POST /items. Unknown or revoked addresses and oversized messages are refused
+ * same ingest operation as POST /items. Unknown or revoked addresses and oversized messages are refused
  * with a reason (the sender gets a bounce).
  */
-import type { Services } from "../composition";
-import { itemInputSchema } from "../http/item-schemas";
+import { ingestItems } from "../app/items";
+import { ingestAddressOwner } from "../app/me";
+import type { Services } from "../app/services";
+import { itemInputSchema } from "../domain/item-schema";
 import { parseEmail } from "../import/email";
 import { readBounded } from "../read-bounded";
-import { tokenOf } from "./ingest-address";
 
 /** The part of Cloudflare's ForwardableEmailMessage this handler uses. */
 export interface InboundMessage {
@@ -21,14 +22,13 @@ export interface InboundMessage {
 export const INBOUND_SOURCE = "email";
 
 export async function receiveEmail(message: InboundMessage, services: Services): Promise<void> {
-  const { domain, maxBytes } = services.config.inboundEmail;
+  const { maxBytes } = services.config.inboundEmail;
   if (message.rawSize > maxBytes) {
     message.setReject(`Message too large: ${message.rawSize} bytes; the limit is ${maxBytes} bytes`);
     return;
   }
-  const token = tokenOf(message.to, domain);
-  const ownerId = token ? await services.ingestAddresses.ownerOf(token) : null;
-  if (!ownerId) {
+  const owner = await ingestAddressOwner(services, message.to);
+  if (!owner) {
     message.setReject("Unknown or revoked address");
     return;
   }
@@ -55,6 +55,5 @@ export async function receiveEmail(message: InboundMessage, services: Services):
     message.setReject(`Message not accepted: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     return;
   }
-  const { affectedSubjects } = await services.items.upsert(ownerId, [parsed.data]);
-  await services.memoryEvents.notifyAgents(affectedSubjects, "ingest");
+  await ingestItems(services, owner, [parsed.data]);
 }

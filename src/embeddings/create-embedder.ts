@@ -2,8 +2,8 @@
  * The factory the composition root calls: the configured Embedder (EMBEDDING_MODEL, parsed and validated
  * by config/config.ts), or null when none is configured (search is then keyword-only).
  */
-import { ConfigError, type EmbeddingSettings } from "../config/config";
-import type { Embedder } from "../domain/embeddings";
+import { ConfigError } from "../config/config";
+import type { Embedder, EmbeddingSettings } from "../domain/embeddings";
 import { createOpenAiEmbedder, OPENAI_EMBEDDING_MODELS } from "./openai";
 import { type AiBinding, createWorkersAiEmbedder, WORKERS_AI_EMBEDDING_MODELS } from "./workers-ai";
 

@@ -1,10 +1,18 @@
+/**
+ * The HTTP API: one Hono app over the operations. It is handed the per-request services, the error model
+ * and the protocols it carries (MCP at /mcp) by whoever assembles the worker, and imports none of them.
+ */
 import { Hono } from "hono";
-import { buildServices } from "../composition";
+import type { EndpointContext, ProtocolEndpoint } from "../app/endpoint";
+import type { ErrorModel } from "../app/errors";
+import type { Services } from "../app/services";
 import { AppError } from "../domain/errors";
-import { mcpRoutes } from "../mcp/mcp-route";
+import type { Env } from "../env";
+import { authenticate } from "./auth";
 import type { AppEnv } from "./context";
 import { errorResponse } from "./errors";
 import { allowedMethods } from "./method-not-allowed";
+import { protectedResourceMetadataUrl } from "./protected-resource";
 import { health } from "./routes/health";
 import { ingestAddressRoutes } from "./routes/ingest-address";
 import { itemsRoutes } from "./routes/items";
@@ -15,7 +23,14 @@ import { openApiRoutes } from "./routes/openapi";
 import { teamsRoutes } from "./routes/teams";
 import { wellKnownRoutes } from "./routes/well-known";
 
-export function createApp() {
+export interface AppDeps {
+  services(env: Env, ctx: ExecutionContext): Services;
+  errors: ErrorModel;
+  /** Protocols served at a path, behind the same authentication as every route. */
+  endpoints: Record<string, ProtocolEndpoint>;
+}
+
+export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
   app.use(async (c, next) => {
@@ -23,7 +38,7 @@ export function createApp() {
     const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     c.header("X-Request-Id", requestId);
-    c.set("services", buildServices(c.env, c.executionCtx));
+    c.set("services", deps.services(c.env, c.executionCtx));
     await next();
     c.header("X-Content-Type-Options", "nosniff");
     // Everything here is per caller; only GET /memory sets its own (revalidated) policy.
@@ -37,7 +52,7 @@ export function createApp() {
   app.route("/teams", teamsRoutes);
   app.route("/me/ingest-address", ingestAddressRoutes);
   app.route("/me", meRoutes);
-  app.route("/mcp", mcpRoutes);
+  for (const [path, endpoint] of Object.entries(deps.endpoints)) app.route(path, endpointRoute(endpoint));
   app.route("/.well-known", wellKnownRoutes);
   app.route("/openapi.json", openApiRoutes);
 
@@ -50,6 +65,28 @@ export function createApp() {
       `${c.req.method} is not allowed here; use ${allowed.join(", ")}`,
     );
   });
-  app.onError(errorResponse);
+  app.onError((err, c) => errorResponse(err, c, deps.errors));
   return app;
+}
+
+/** A protocol's endpoint: its own checks, then authentication, then the protocol answers every method. */
+function endpointRoute(endpoint: ProtocolEndpoint) {
+  return new Hono<AppEnv>()
+    .use(async (c, next) => {
+      endpoint.admit?.(c.req.raw, c.get("services"));
+      await next();
+    })
+    .use(authenticate())
+    .all("/", (c) => {
+      const services = c.get("services");
+      const resourceMetadataUrl = protectedResourceMetadataUrl(c, services.config.auth);
+      const context: EndpointContext = {
+        services,
+        caller: c.get("caller"),
+        requestId: c.get("requestId"),
+        token: c.req.header("authorization")?.replace(/^Bearer[ ]+/i, "") ?? "",
+        ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+      };
+      return endpoint.handle(c.req.raw, context);
+    });
 }

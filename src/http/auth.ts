@@ -9,14 +9,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import { decode, verify, verifyWithJwks } from "hono/jwt";
 import type { HonoJsonWebKey } from "hono/utils/jwt/jws";
 import type { JWTPayload } from "hono/utils/jwt/types";
+import { type Caller, requireScope as checkScope, SCOPES, type Scope } from "../app/caller";
 import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
 import { DEFAULT_WORKSPACE, isUserId, isWorkspaceId, userKey } from "../domain/workspaces";
 import { admitMember } from "../memory/cached-membership";
-import type { AppEnv, Caller, Scope } from "./context";
+import type { AppEnv } from "./context";
 import { protectedResourceMetadataUrl } from "./protected-resource";
 
-export const SCOPES: readonly Scope[] = ["memory:read", "items:write", "admin"];
 const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
 const JWKS_TTL_MS = 10 * 60_000;
 /** An unknown `kid` refetches the key set at most this often (key rotation without a fetch storm). */
@@ -55,7 +55,7 @@ export function authenticate(options: AuthenticateOptions = {}): MiddlewareHandl
     });
     const caller = callerFrom(c, auth, payload);
     if (options.membership !== false) {
-      const memoryOf = options.readsOwnMemory?.(c) ? caller.key : undefined;
+      const memoryOf = options.readsOwnMemory?.(c) ? caller.subjectKey : undefined;
       const { admitted, membership, memory } = await admitMember(
         c.get("services"),
         caller.workspaceId,
@@ -80,13 +80,9 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = c.get("caller");
     if (!caller) throw new AppError("unauthorized", "Not authenticated");
-    if (!hasScope(caller, scope)) throw new AppError("forbidden", `This token lacks the "${scope}" scope`);
+    checkScope(caller, scope);
     await next();
   };
-}
-
-export function hasScope(caller: Caller, scope: Scope): boolean {
-  return caller.scopes.has(scope) || caller.scopes.has("admin");
 }
 
 function bearerToken(header: string | undefined): string | null {
@@ -168,7 +164,7 @@ function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller
   return {
     userId: sub,
     workspaceId,
-    key: userKey(workspaceId, sub),
+    subjectKey: userKey(workspaceId, sub),
     scopes: parseScopes(payload.scope ?? payload.scp),
   };
 }

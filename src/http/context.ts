@@ -1,18 +1,7 @@
-import type { Services } from "../composition";
+import type { Caller } from "../app/caller";
+import type { Services } from "../app/services";
 import type { Env } from "../env";
 import type { CachedMembership, ServedMemory } from "../memory/memory-cache";
-
-export type Scope = "memory:read" | "items:write" | "admin";
-
-export interface Caller {
-  /** The token's `sub`, as the API shows it. */
-  userId: string;
-  /** The workspace the request acts in (the configured claim, or the default workspace). */
-  workspaceId: string;
-  /** The caller's subject key (domain/workspaces.ts): what every store and agent is addressed by. */
-  key: string;
-  scopes: Set<Scope>;
-}
 
 /** Hono's typing for this app: bindings plus what middleware puts on the context. */
 export interface AppEnv {

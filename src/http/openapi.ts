@@ -5,11 +5,12 @@
  * route files stay as they are. test/openapi.test.ts proves that the document and app.routes agree.
  */
 import { z } from "zod";
-import { ITEM_KINDS } from "../domain/items";
+import type { Scope } from "../app/caller";
+import { MAX_ITEMS_PER_REQUEST, searchSchema } from "../app/item-input";
+import { ITEM_KINDS, itemInputSchema } from "../domain/item-schema";
+import { PAGE_LIMIT } from "../domain/pages";
 import { MAX_TEAM_ID_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
 import { MAX_WAIT_SECONDS } from "../memory/read-model";
-import type { Scope } from "./context";
-import { itemInputSchema, MAX_ITEMS_PER_REQUEST, searchSchema } from "./item-schemas";
 import * as res from "./response-schemas";
 import { teamBodySchema } from "./team-schemas";
 
@@ -91,7 +92,7 @@ const itemRequest = itemInputSchema.extend({
 });
 
 /** Query parameters that are parsed by hand in routes/memory.ts (no request schema there yet). */
-const pageLimit = z.number().int().min(1).max(100).default(20);
+const pageLimit = z.number().int().min(1).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default);
 const s = searchSchema.shape;
 
 function paths(): Record<string, Record<string, Operation>> {

@@ -4,8 +4,9 @@
  * resources: the MCP endpoint (`<origin>/mcp`) and the HTTP API (`<origin>`).
  */
 import type { Context } from "hono";
+import type { Scope } from "../app/caller";
 import type { Auth } from "../config/config";
-import type { AppEnv, Scope } from "./context";
+import type { AppEnv } from "./context";
 
 export const PRM_PATH = "/.well-known/oauth-protected-resource";
 

@@ -3,7 +3,7 @@
  * parses real responses with them, so a handler that changes its output without them fails a test.
  */
 import { z } from "zod";
-import { ITEM_KINDS } from "../domain/items";
+import { ITEM_KINDS } from "../domain/item-schema";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const dateTime = z.iso.datetime({ offset: true });

@@ -1,7 +1,7 @@
 /** PUT /teams/:team's body: validated by routes/teams.ts and documented by openapi.ts from this one schema. */
 import { z } from "zod";
+import { textProblem } from "../domain/safe-text";
 import { MAX_TEAM_MEMBERS, MAX_TEAM_NAME_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
-import { textProblem } from "./safe-text";
 
 export const teamBodySchema = z.object({
   name: z

@@ -1,31 +1,14 @@
 // src/import/records.ts: the contract between the pure parsers and their callers (the CLI and the Worker's email handler).
 // Parsers are pure: no fs, no Node streams, no platform imports. They take text/bytes and yield events.
+import type { ItemRecord } from "../domain/item-schema";
 
-export type ImportKind =
-  | "email"
-  | "message"
-  | "task"
-  | "doc"
-  | "call"
-  | "event"
-  | "file"
-  | "pull_request"
-  | "contact"
-  | "note";
-
-/** One item as POST /items takes it (the `source` is filled by the caller: --source or the format's default). */
-export interface ImportItem {
-  externalId: string;
-  kind: ImportKind;
-  title?: string;
-  body: string;
-  author?: string;
-  participants?: string[];
-  occurredAt: string; // ISO 8601 with zone
-  url?: string;
-  metadata?: Record<string, unknown>;
-  links?: { externalId: string; kind?: string }[];
-}
+/**
+ * One item as POST /items takes it, without what the caller fills in: the `source` (--source or the
+ * format's default) and the shares.
+ */
+export type ImportItem = Omit<ItemRecord, "source" | "sharedWith" | "links"> & {
+  links?: Omit<NonNullable<ItemRecord["links"]>[number], "source">[];
+};
 
 /** Where in the input a record came from, for reports: a file path and a position inside it (message number, line, event index). */
 export interface RecordPosition {

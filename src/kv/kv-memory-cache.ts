@@ -24,7 +24,7 @@ type Version = ServedMemory["version"];
 
 interface MemoryEntry {
   format: typeof FORMAT;
-  subjectId: string;
+  subjectKey: string;
   status: ServedMemory["status"];
   errorCode: ServedMemory["errorCode"];
   checkedAt: string | null;
@@ -57,24 +57,24 @@ export function createKvMemoryCache(kv: KVNamespace): MemoryCache {
 
   return {
     enabled: true,
-    async memory(subjectId) {
-      return decodeMemory(await read(await memoryKey(subjectId)), subjectId);
+    async memory(subjectKey) {
+      return decodeMemory(await read(await memoryKey(subjectKey)), subjectKey);
     },
     async putMemory(memory, ttlSeconds) {
-      await put(await memoryKey(memory.subjectId), encodeMemory(memory), ttlSeconds);
+      await put(await memoryKey(memory.subjectKey), encodeMemory(memory), ttlSeconds);
     },
-    async deleteMemory(subjectId) {
-      await kv.delete(await memoryKey(subjectId));
+    async deleteMemory(subjectKey) {
+      await kv.delete(await memoryKey(subjectKey));
     },
     async membership(memberKey) {
       return decodeMembership(await read(await membershipKey(memberKey)));
     },
-    async membershipAndMemory(memberKey, subjectId) {
-      const [member, memory] = await Promise.all([membershipKey(memberKey), memoryKey(subjectId)]);
+    async membershipAndMemory(memberKey, subjectKey) {
+      const [member, memory] = await Promise.all([membershipKey(memberKey), memoryKey(subjectKey)]);
       const values = await readMany([member, memory]);
       return {
         membership: decodeMembership(values?.get(member) ?? null),
-        memory: decodeMemory(values?.get(memory) ?? null, subjectId),
+        memory: decodeMemory(values?.get(memory) ?? null, subjectKey),
       };
     },
     async putMembership(memberKey, membership: CachedMembership, ttlSeconds) {
@@ -87,7 +87,7 @@ export function createKvMemoryCache(kv: KVNamespace): MemoryCache {
   };
 }
 
-export const memoryKey = (subjectId: string) => keyOf("memory", subjectId);
+export const memoryKey = (subjectKey: string) => keyOf("memory", subjectKey);
 export const membershipKey = (memberKey: string) => keyOf("member", memberKey);
 
 async function keyOf(kind: string, subjectKey: string): Promise<string> {
@@ -102,7 +102,7 @@ function encodeMemory(memory: ServedMemory): MemoryEntry {
   const { version } = memory;
   return {
     format: FORMAT,
-    subjectId: memory.subjectId,
+    subjectKey: memory.subjectKey,
     status: memory.status,
     errorCode: memory.errorCode,
     checkedAt: memory.checkedAt?.toISOString() ?? null,
@@ -120,16 +120,16 @@ function decodeMembership(value: unknown): CachedMembership | null {
   return { teams: entry.teams };
 }
 
-function decodeMemory(value: unknown, subjectId: string): ServedMemory | null {
+function decodeMemory(value: unknown, subjectKey: string): ServedMemory | null {
   const entry = value as Partial<MemoryEntry> | null;
   const version = entry?.version;
-  if (entry?.format !== FORMAT || entry.subjectId !== subjectId || !version) return null;
+  if (entry?.format !== FORMAT || entry.subjectKey !== subjectKey || !version) return null;
   if (typeof version.id !== "string" || typeof version.markdown !== "string") return null;
   if (!Array.isArray(version.statements) || !Array.isArray(version.citations)) return null;
   const generatedAt = dateOf(version.generatedAt);
   if (!generatedAt) return null;
   return {
-    subjectId,
+    subjectKey,
     status: MEMORY_STATUSES.includes(entry.status as MemoryStatus) ? (entry.status as MemoryStatus) : "ready",
     errorCode: isRunErrorCode(entry.errorCode) ? entry.errorCode : null,
     checkedAt: dateOf(entry.checkedAt),

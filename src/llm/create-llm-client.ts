@@ -1,6 +1,5 @@
 /** The factory the composition root calls: one LlmClient per configured `provider:model`. */
-import type { Config, ModelRef } from "../config/config";
-import type { LlmClient } from "../domain/llm";
+import type { LlmClient, LlmSettings, ModelRef } from "../domain/llm";
 import { createAnthropicClient } from "./anthropic";
 import { createOpenAiClient } from "./openai";
 
@@ -11,7 +10,7 @@ const KEYLESS_PLACEHOLDER = "not-needed";
  * Builds the client for `ref` from the LLM settings. Whether the settings suffice (a key or a base URL) is
  * decided once, by the composition root, before it calls this.
  */
-export function createLlmClient(ref: ModelRef, llm: Config["llm"]): LlmClient {
+export function createLlmClient(ref: ModelRef, llm: LlmSettings): LlmClient {
   const settings = llm[ref.provider];
   const options = {
     model: ref.model,

@@ -1,19 +1,9 @@
-/** What the MCP server needs: the same ports the HTTP routes use, and the caller it is bound to. */
-import type { Config } from "../config/config";
-import type { ItemStore } from "../domain/items";
-import type { WorkspaceStore } from "../domain/workspace-store";
-import type { Caller } from "../http/context";
-import type { DeletionDeps } from "../memory/deletion";
-import type { MemoryReadDeps } from "../memory/memory-read";
-
-export interface McpDeps extends DeletionDeps, Omit<MemoryReadDeps, "memoryAgents"> {
-  config: Config;
-  items: ItemStore;
-  /** Team membership, for the tools' optional team and the team memory resources. */
-  workspaces: Pick<WorkspaceStore, "isTeamMember" | "teams">;
-}
+/** What every tool, resource and prompt of one MCP server works with: the services and the caller it is bound to. */
+import type { Caller } from "../app/caller";
+import type { Services } from "../app/services";
 
 export interface McpContext {
-  deps: McpDeps;
+  services: Services;
   caller: Caller;
+  requestId: string;
 }

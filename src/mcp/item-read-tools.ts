@@ -2,15 +2,16 @@
  * Reading the caller's workspace over MCP: `search_items`, `get_item` and the `item://{id}` resource. Same
  * store, same access rule and the same request schema as GET /items: another user's item is "not found".
  */
-import { type McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { AppError, notFound } from "../domain/errors";
-import type { Item, ItemKind, ItemLink, SearchHit } from "../domain/items";
-import { searchSchema } from "../http/item-schemas";
+import { searchSchema } from "../app/item-input";
+import { getItem, searchItems } from "../app/items";
+import type { Item, ItemLink, SearchHit } from "../domain/items";
+import { PAGE_LIMIT } from "../domain/pages";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { asAppError, guarded, jsonSafe, toolError, toolSuccess } from "./tool-result";
+import { guarded, jsonSafe, resourceError, toolSuccess } from "./tool-result";
 
 const shape = searchSchema.shape;
 
@@ -21,7 +22,7 @@ const searchInput = z.object({
   since: shape.since.describe("Only items that occurred at or after this date (YYYY-MM-DD or ISO 8601)"),
   until: shape.until.describe("Only items that occurred before this date"),
   people: shape.people.optional().describe("Only items whose author or participants match these names"),
-  limit: shape.limit.describe("How many results (1-100, default 20)"),
+  limit: shape.limit.describe(`How many results (1-${PAGE_LIMIT.max}, default ${PAGE_LIMIT.default})`),
   cursor: shape.cursor.describe("nextCursor of the previous page"),
   team: teamArgument,
 });
@@ -51,7 +52,7 @@ const itemOutput = z.looseObject({
 });
 
 export function registerItemReadTools(server: McpServer, context: McpContext): void {
-  const { deps, caller } = context;
+  const { services, caller } = context;
   const canRead = needsScope(caller, "memory:read");
   const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -70,14 +71,11 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       scopeChallenge: canRead,
     },
     ({ team, ...input }) =>
-      guarded(async () => {
-        if (input.since && input.until && input.since >= input.until) {
-          throw new AppError("bad_request", '"since" must be before "until"');
-        }
-        const page = await deps.items.search(await subjectOf(context, team), {
+      guarded(context, async () => {
+        const page = await searchItems(services, await subjectOf(context, team), {
           ...input,
           q: input.query,
-          kinds: (input.kinds ?? []) as ItemKind[],
+          kinds: input.kinds ?? [],
           people: input.people ?? [],
         });
         const text =
@@ -102,9 +100,8 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       scopeChallenge: canRead,
     },
     ({ id }) =>
-      guarded(async () => {
-        const item = await deps.items.get(caller.key, id);
-        if (!item) return toolError(notFound("Item"));
+      guarded(context, async () => {
+        const item = await getItem(services, caller.subjectKey, id);
         return toolSuccess(jsonSafe(item), itemText(item));
       }),
   );
@@ -120,10 +117,9 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     },
     async (uri, variables) => {
       const id = String(variables.id ?? "");
-      const item = await deps.items.get(caller.key, id).catch((err: unknown) => {
-        throw asAppError(err);
+      const item = await getItem(services, caller.subjectKey, id).catch((err: unknown) => {
+        throw resourceError(context, uri, err);
       });
-      if (!item) throw new ResourceNotFoundError(uri.href, "Item not found");
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: itemText(item) }] };
     },
   );

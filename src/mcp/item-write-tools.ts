@@ -5,14 +5,12 @@
  */
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { AppError, notFound } from "../domain/errors";
-import { ITEM_KINDS } from "../domain/items";
-import { isUuid } from "../domain/memory";
-import { itemInputSchema } from "../http/item-schemas";
-import { removeItemWithRedaction } from "../memory/deletion";
+import { ingestItems, removeItem } from "../app/items";
+import { AppError } from "../domain/errors";
+import { ITEM_KINDS, itemInputSchema } from "../domain/item-schema";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
-import { guarded, toolError, toolSuccess } from "./tool-result";
+import { guarded, toolSuccess } from "./tool-result";
 
 export const MCP_SOURCE = "mcp";
 const MAX_NOTE_CHARS = 50_000;
@@ -31,7 +29,7 @@ const rememberInput = z.object({
 });
 
 export function registerItemWriteTools(server: McpServer, context: McpContext): void {
-  const { deps, caller } = context;
+  const { services, caller } = context;
   const canWrite = needsScope(caller, "items:write");
 
   server.registerTool(
@@ -58,22 +56,20 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
       scopeChallenge: canWrite,
     },
     (input) =>
-      guarded(async () => {
+      guarded(context, async () => {
         const parsed = itemInputSchema.safeParse({
           source: MCP_SOURCE,
           externalId: await noteKey(input.text),
           kind: input.kind ?? "note",
           title: input.title,
           body: input.text,
-          occurredAt: input.occurredAt ?? deps.clock.now().toISOString(),
+          occurredAt: input.occurredAt ?? services.clock.now().toISOString(),
         });
         if (!parsed.success) {
           const problems = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
           throw new AppError("validation_failed", "The note is invalid", { details: { problems } });
         }
-        const { outcomes, affectedSubjects } = await deps.items.upsert(caller.key, [parsed.data]);
-        await deps.memoryEvents.notifyAgents(affectedSubjects, "ingest");
-        const outcome = outcomes[0]!;
+        const outcome = (await ingestItems(services, caller.subjectKey, [parsed.data]))[0]!;
         return toolSuccess({ ...outcome }, `Remembered (${outcome.status}) as item ${outcome.id}.`);
       }),
   );
@@ -93,17 +89,8 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
       scopeChallenge: canWrite,
     },
     ({ id }) =>
-      guarded(async () => {
-        const outcome = isUuid(id) ? await removeItemWithRedaction(deps, caller.key, id) : "not_found";
-        if (outcome === "not_found") return toolError(notFound("Item"));
-        if (outcome === "via_team") {
-          return toolError(
-            new AppError(
-              "forbidden",
-              "This item is shared with a team of the user's; only leaving the team ends access",
-            ),
-          );
-        }
+      guarded(context, async () => {
+        const outcome = await removeItem(services, caller.subjectKey, id);
         const deleted = outcome === "deleted";
         return toolSuccess(
           { id, deleted, left: !deleted },

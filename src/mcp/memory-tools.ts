@@ -5,16 +5,16 @@
  * team, the tools act on the team's memory as /teams/:team/memory does (members only), and so does the
  * `memory://team/{team}` resource.
  */
-import { type McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { AppError } from "../domain/errors";
-import { hasScope } from "../http/auth";
-import { readMemory } from "../memory/memory-read";
+import { hasScope } from "../app/caller";
+import { type RefreshOutcome, readSubjectMemory, refreshMemory } from "../app/memory";
+import { teamsOf } from "../app/workspace";
 import { emptyBody, type MemoryFormat, type ReadDecision, servedBody } from "../memory/read-model";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { asAppError, guarded, toolError, toolSuccess } from "./tool-result";
+import { asAppError, guarded, resourceError, toolSuccess } from "./tool-result";
 
 export const MEMORY_URI = "memory://me";
 export const TEAM_MEMORY_URI_TEMPLATE = "memory://team/{team}";
@@ -80,8 +80,8 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
       scopeChallenge: canRead,
     },
     ({ format, team }) =>
-      guarded(async () => {
-        const decision = await readMemory(context.deps, await subjectOf(context, team));
+      guarded(context, async () => {
+        const decision = await readSubjectMemory(context.services, await subjectOf(context, team));
         const whose = team === undefined ? "user" : "team";
         return toolSuccess(memoryBody(decision, format ?? "markdown", whose), memoryText(decision, whose));
       }),
@@ -107,28 +107,9 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
       scopeChallenge: canRead,
     },
     ({ team }) =>
-      guarded(async () => {
-        const answer = await context.deps.memoryAgents.forceRefresh(await subjectOf(context, team));
-        switch (answer.status) {
-          case "refused": {
-            const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
-            return toolError(
-              new AppError("rate_limited", `A refresh is not allowed yet; retry in ${seconds} s.`, {
-                retryAfterSeconds: seconds,
-              }),
-            );
-          }
-          case "unavailable":
-            return toolError(new AppError(answer.code, answer.message));
-          case "running":
-            return toolSuccess({ status: "running", runId: answer.runId }, "A run is already in progress.");
-          case "scheduled": {
-            const runAt = new Date(answer.runAt).toISOString();
-            return toolSuccess({ status: "scheduled", runAt }, `A run is scheduled for ${runAt}.`);
-          }
-          default:
-            return toolSuccess({ status: answer.status }, `Refresh: ${answer.status}.`);
-        }
+      guarded(context, async () => {
+        const outcome = await refreshMemory(context.services, await subjectOf(context, team));
+        return toolSuccess(outcome, refreshText(outcome));
       }),
   );
 
@@ -143,7 +124,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
     },
     async (uri) => {
       const decision = await readCallerMemory(context).catch((err: unknown) => {
-        throw asAppError(err);
+        throw asAppError(context, err);
       });
       return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: memoryText(decision, "user") }] };
     },
@@ -155,11 +136,9 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
       // The caller's teams, each one a resource; nothing without the scope to read them.
       list: async () => {
         if (!hasScope(caller, "memory:read")) return { resources: [] };
-        const teams = await context.deps.workspaces
-          .teams(caller.workspaceId, caller.userId)
-          .catch((err: unknown) => {
-            throw asAppError(err);
-          });
+        const teams = await teamsOf(context.services, caller).catch((err: unknown) => {
+          throw asAppError(context, err);
+        });
         return {
           resources: teams.map((t) => ({
             uri: `memory://team/${t.id}`,
@@ -179,10 +158,9 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
     async (uri, variables) => {
       const team = String(variables.team ?? "");
       const decision = await subjectOf(context, team)
-        .then((subject) => readMemory(context.deps, subject))
+        .then((subject) => readSubjectMemory(context.services, subject))
         .catch((err: unknown) => {
-          const error = asAppError(err);
-          throw error.code === "not_found" ? new ResourceNotFoundError(uri.href, error.message) : error;
+          throw resourceError(context, uri, err);
         });
       return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: memoryText(decision, "team") }] };
     },
@@ -197,7 +175,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
     },
     async () => {
       const decision = await readCallerMemory(context).catch((err: unknown) => {
-        throw asAppError(err);
+        throw asAppError(context, err);
       });
       const text =
         "What follows is what is known about me (my memory, with citations to my own items). Use it to " +
@@ -212,8 +190,19 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
 }
 
 /** GET /memory's decision for the caller, poking the agent exactly as the HTTP read does. */
-function readCallerMemory({ deps, caller }: McpContext): Promise<ReadDecision> {
-  return readMemory(deps, caller.key);
+function readCallerMemory({ services, caller }: McpContext): Promise<ReadDecision> {
+  return readSubjectMemory(services, caller.subjectKey);
+}
+
+function refreshText(outcome: RefreshOutcome): string {
+  switch (outcome.status) {
+    case "running":
+      return "A run is already in progress.";
+    case "scheduled":
+      return `A run is scheduled for ${outcome.runAt}.`;
+    default:
+      return `Refresh: ${outcome.status}.`;
+  }
 }
 
 type Whose = "user" | "team";

@@ -4,8 +4,7 @@
  * can step up; the rule is the HTTP API's (`admin` implies every scope).
  */
 import type { ScopeChallengeHandler } from "@modelcontextprotocol/server";
-import { hasScope } from "../http/auth";
-import type { Caller, Scope } from "../http/context";
+import { type Caller, hasScope, type Scope } from "../app/caller";
 
 export function needsScope(caller: Caller, scope: Scope): ScopeChallengeHandler {
   return () =>

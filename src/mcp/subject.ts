@@ -1,11 +1,10 @@
 /**
- * Whose memory or items an MCP call acts on: the caller's own, or a team's when the call names one. A team
- * is the caller's only if they are a member of it in their workspace; otherwise, as over HTTP, it does not
- * exist for them ("Team not found", whether it exists or not).
+ * Whose memory or items an MCP call acts on: the caller's own, or a team's when the call names one (as
+ * over HTTP, only a member's: for anyone else "Team not found", whether it exists or not).
  */
 import { z } from "zod";
-import { notFound } from "../domain/errors";
-import { isTeamId, MAX_TEAM_ID_LENGTH, TEAM_PREFIX, teamKey } from "../domain/workspaces";
+import { teamSubject } from "../app/memory";
+import { MAX_TEAM_ID_LENGTH, TEAM_PREFIX } from "../domain/workspaces";
 import type { McpContext } from "./deps";
 
 /** The optional `team` argument of the memory and search tools. */
@@ -20,11 +19,8 @@ export const teamArgument = z
   );
 
 /** The subject key to act on; throws not_found (the tool error of HTTP's 404) for a team not the caller's. */
-export async function subjectOf({ deps, caller }: McpContext, team: string | undefined): Promise<string> {
-  if (team === undefined) return caller.key;
+export function subjectOf({ services, caller }: McpContext, team: string | undefined): Promise<string> {
+  if (team === undefined) return Promise.resolve(caller.subjectKey);
   const teamId = team.startsWith(TEAM_PREFIX) ? team.slice(TEAM_PREFIX.length) : team;
-  if (!isTeamId(teamId) || !(await deps.workspaces.isTeamMember(caller.workspaceId, teamId, caller.userId))) {
-    throw notFound("Team");
-  }
-  return teamKey(caller.workspaceId, teamId);
+  return teamSubject(services, caller, teamId);
 }

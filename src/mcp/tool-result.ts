@@ -3,9 +3,9 @@
  * only show text); a failure is an `isError` result with the HTTP error model's code, never an exception
  * that would reach the transport.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import { type CallToolResult, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import type { AppError, ErrorCode } from "../domain/errors";
-import { toAppError } from "../http/errors";
+import type { McpContext } from "./deps";
 
 export interface ToolErrorBody {
   error: { code: ErrorCode; message: string; retryAfter?: number };
@@ -26,17 +26,26 @@ export function toolError(error: AppError): CallToolResult {
 }
 
 /** Runs a tool body; a domain error becomes its tool error, anything else an `internal` one (logged). */
-export async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(
+  context: McpContext,
+  run: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   try {
     return await run();
   } catch (err) {
-    return toolError(asAppError(err));
+    return toolError(asAppError(context, err));
   }
 }
 
 /** The error model for failures outside a tool (resources, prompts): the same codes, thrown as AppError. */
-export function asAppError(err: unknown): AppError {
-  return toAppError(err, "mcp");
+export function asAppError({ services, requestId }: McpContext, err: unknown): AppError {
+  return services.errors.toAppError(err, requestId);
+}
+
+/** A resource read's failure: a missing one as the SDK's ResourceNotFoundError, anything else as asAppError. */
+export function resourceError(context: McpContext, uri: URL, err: unknown): Error {
+  const error = asAppError(context, err);
+  return error.code === "not_found" ? new ResourceNotFoundError(uri.href, error.message) : error;
 }
 
 /** JSON-safe copy (Dates become ISO strings), as the HTTP API would serialise it. */

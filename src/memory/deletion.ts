@@ -25,10 +25,10 @@ export interface DeletionDeps {
  */
 export async function removeItemWithRedaction(
   deps: DeletionDeps,
-  callerKey: string,
+  subjectKey: string,
   itemId: string,
 ): Promise<ItemRemoval["outcome"]> {
-  const result = await deps.erasure.removeItem(callerKey, itemId, deps.clock.now());
+  const result = await deps.erasure.removeItem(subjectKey, itemId, deps.clock.now());
   if (result.outcome === "deleted" || result.outcome === "left")
     await afterRemoval(deps, result.removal, null);
   return result.outcome;
@@ -39,11 +39,11 @@ export async function removeItemWithRedaction(
  * forget() returns, no run of this subject can write, and every write it had in flight has landed, so the
  * database erase that follows removes everything.
  */
-export async function eraseSubject(deps: DeletionDeps, subjectId: string): Promise<void> {
+export async function eraseSubject(deps: DeletionDeps, subjectKey: string): Promise<void> {
   const erasedAt = deps.clock.now();
-  await deps.memoryAgents.forget(subjectId, erasedAt.getTime());
-  const result = await deps.erasure.eraseSubject(subjectId, erasedAt);
-  await afterRemoval(deps, result, subjectId);
+  await deps.memoryAgents.forget(subjectKey, erasedAt.getTime());
+  const result = await deps.erasure.eraseSubject(subjectKey, erasedAt);
+  await afterRemoval(deps, result, subjectKey);
 }
 
 /**

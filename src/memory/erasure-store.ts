@@ -5,7 +5,7 @@ import type { AccessLoss } from "../domain/workspace-store";
 /** A version rewritten by redaction. */
 export interface RedactedVersion {
   id: string;
-  subjectId: string;
+  subjectKey: string;
   markdown: string;
   statements: Statement[];
   citedItemIds: string[];
@@ -27,7 +27,7 @@ export interface ErasureStore {
    * share). Either way, in the same atomic batch, every memory version that cites it and whose subject can
    * no longer see it is redacted.
    */
-  removeItem(callerKey: string, itemId: string, at: Date): Promise<ItemRemoval>;
+  removeItem(subjectKey: string, itemId: string, at: Date): Promise<ItemRemoval>;
   /**
    * Erases the subject: its items, memory, versions, runs and inbound address; redacts other subjects'
    * versions citing its items. What others shared with it, and its team memberships, are the workspace's.

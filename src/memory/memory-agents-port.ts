@@ -1,9 +1,9 @@
 /** The port to the subjects' MemoryAgent Durable Objects, as the HTTP routes, ingest and the sweep see it. */
-import type { AgentPhase, RunErrorCode } from "../domain/memory";
-import type { RefreshAnswer, RefreshReason } from "./run-schedule";
+import type { AgentPhase, RunErrorCode, RunTrigger } from "../domain/memory";
+import type { RefreshAnswer } from "./run-schedule";
 
 export interface AgentStatus {
-  subjectId: string | null;
+  subjectKey: string | null;
   phase: AgentPhase;
   nextRunAt: string | null;
   runId: string | null;
@@ -25,13 +25,13 @@ export interface RefreshOptions {
 
 export interface MemoryAgents {
   /** Asks for a refresh; the object decides (single flight, min interval, debounce, backoff). */
-  requestRefresh(subjectId: string, reason: RefreshReason, options?: RefreshOptions): Promise<RefreshAnswer>;
+  requestRefresh(subjectKey: string, reason: RunTrigger, options?: RefreshOptions): Promise<RefreshAnswer>;
   /** POST /memory/refresh: a run now, unless inside the min interval or a backoff ("refused"). */
-  forceRefresh(subjectId: string): Promise<RefreshAnswer>;
-  status(subjectId: string): Promise<AgentStatus>;
+  forceRefresh(subjectKey: string): Promise<RefreshAnswer>;
+  status(subjectKey: string): Promise<AgentStatus>;
   /**
    * DELETE /me: the object aborts its run, waits for writes in flight, drops its state and alarm, and
    * keeps a tombstone at `erasedAt` so nothing sent before the erase starts again.
    */
-  forget(subjectId: string, erasedAt: number): Promise<void>;
+  forget(subjectKey: string, erasedAt: number): Promise<void>;
 }

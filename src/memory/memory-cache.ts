@@ -27,17 +27,17 @@ export interface MemoryCache {
   /** False for the disabled cache: callers skip the work that would only feed it. */
   readonly enabled: boolean;
   /** The subject's served memory, or null (a miss: read Postgres). A read that fails is a miss. */
-  memory(subjectId: string): Promise<ServedMemory | null>;
+  memory(subjectKey: string): Promise<ServedMemory | null>;
   /** Writes the entry, kept at most `ttlSeconds` (at least 60, Workers KV's floor). */
   putMemory(memory: ServedMemory, ttlSeconds: number): Promise<void>;
-  deleteMemory(subjectId: string): Promise<void>;
+  deleteMemory(subjectKey: string): Promise<void>;
   /** The member's cached admission, or null (a miss: ask the workspace store). */
   membership(memberKey: string): Promise<CachedMembership | null>;
   /**
    * The member's admission and a subject's served memory, in one read; each null on its miss (a read that
    * fails is a miss for both).
    */
-  membershipAndMemory(memberKey: string, subjectId: string): Promise<MembershipAndMemory>;
+  membershipAndMemory(memberKey: string, subjectKey: string): Promise<MembershipAndMemory>;
   putMembership(memberKey: string, membership: CachedMembership, ttlSeconds: number): Promise<void>;
   deleteMembership(memberKey: string): Promise<void>;
 }

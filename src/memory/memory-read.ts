@@ -27,7 +27,7 @@ export interface MemoryReadDeps {
 
 export async function readMemory(
   deps: MemoryReadDeps,
-  subjectId: string,
+  subjectKey: string,
   options: {
     waitMs?: number;
     /** The subject's cache entry as this request already read it (null: a miss); read here when absent. */
@@ -36,15 +36,15 @@ export async function readMemory(
 ): Promise<ReadDecision> {
   const decide = (row: Awaited<ReturnType<MemoryReader["current"]>>) =>
     decideRead(row, { now: deps.clock.now(), ttlMs: deps.config.memory.ttlMs });
-  const read = async () => decide(await deps.memoryReader.current(subjectId));
-  const cached = options.cached === undefined ? await deps.memoryCache.memory(subjectId) : options.cached;
+  const read = async () => decide(await deps.memoryReader.current(subjectKey));
+  const cached = options.cached === undefined ? await deps.memoryCache.memory(subjectKey) : options.cached;
   let decision = cached ? decide(cached) : await read();
-  if (decision.kind === "generating" && !(await canSeeAnyItem(deps, subjectId))) {
+  if (decision.kind === "generating" && !(await canSeeAnyItem(deps, subjectKey))) {
     return { kind: "empty", poke: false };
   }
   if (decision.poke) {
     const memoryMissing = decision.kind !== "ready";
-    await deps.defer(deps.memoryAgents.requestRefresh(subjectId, "read", { memoryMissing }));
+    await deps.defer(deps.memoryAgents.requestRefresh(subjectKey, "read", { memoryMissing }));
   }
   if (decision.kind === "generating" && options.waitMs) {
     for (const delay of waitPollDelays(options.waitMs)) {
@@ -56,6 +56,6 @@ export async function readMemory(
   return decision;
 }
 
-async function canSeeAnyItem(deps: Pick<MemoryReadDeps, "items">, subjectId: string): Promise<boolean> {
-  return (await deps.items.search(subjectId, { limit: 1 })).items.length > 0;
+async function canSeeAnyItem(deps: Pick<MemoryReadDeps, "items">, subjectKey: string): Promise<boolean> {
+  return (await deps.items.search(subjectKey, { limit: 1 })).items.length > 0;
 }

@@ -1,6 +1,6 @@
 /** The memory read model's port: what GET /memory, the history and the ledger listing read (Postgres in db/pg-memory-reader.ts). */
 import type { RunStats } from "../domain/generation";
-import type { ItemKind } from "../domain/items";
+import type { ItemKind } from "../domain/item-schema";
 import type {
   MemoryStatus,
   RunErrorCode,
@@ -21,7 +21,7 @@ export interface Citation {
 
 /** Everything GET /memory needs, read in one indexed query. */
 export interface CurrentMemory {
-  subjectId: string;
+  subjectKey: string;
   status: MemoryStatus;
   errorCode: RunErrorCode | null;
   checkedAt: Date | null;
@@ -82,8 +82,8 @@ export interface Page<T> {
 
 export interface MemoryReader {
   /** Memory row + current version + its citations' item metadata: one indexed query. Null if no row. */
-  current(subjectId: string): Promise<CurrentMemory | null>;
-  runs(subjectId: string, options: { limit: number; cursor?: string }): Promise<Page<RunRecord>>;
-  versions(subjectId: string, options: { limit: number; cursor?: string }): Promise<Page<VersionSummary>>;
-  version(subjectId: string, versionId: string): Promise<VersionDetail | null>;
+  current(subjectKey: string): Promise<CurrentMemory | null>;
+  runs(subjectKey: string, options: { limit: number; cursor?: string }): Promise<Page<RunRecord>>;
+  versions(subjectKey: string, options: { limit: number; cursor?: string }): Promise<Page<VersionSummary>>;
+  version(subjectKey: string, versionId: string): Promise<VersionDetail | null>;
 }

@@ -5,7 +5,7 @@ import type { RedactedVersion } from "./erasure-store";
 
 export interface CitingVersion {
   id: string;
-  subjectId: string;
+  subjectKey: string;
   statements: Statement[];
 }
 
@@ -17,5 +17,5 @@ export interface CitingVersion {
 export function redactVersion(version: CitingVersion, removedIds: ReadonlySet<string>): RedactedVersion {
   const statements = withoutCitationsOf(version.statements, removedIds);
   const { markdown, citedIds } = renderMemory(statements);
-  return { id: version.id, subjectId: version.subjectId, markdown, statements, citedItemIds: citedIds };
+  return { id: version.id, subjectKey: version.subjectKey, markdown, statements, citedItemIds: citedIds };
 }

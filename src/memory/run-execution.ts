@@ -36,7 +36,7 @@ export interface AgentStateStore {
   commit(state: AgentState): Promise<void>;
 }
 
-export type RunLog = (level: "warn" | "error", msg: string, subjectId: string, error: unknown) => void;
+export type RunLog = (level: "warn" | "error", msg: string, subjectKey: string, error: unknown) => void;
 
 export interface RunExecutionDeps {
   ledger: RunLedger;
@@ -63,35 +63,35 @@ export interface RunExecutionDeps {
 /** The alarm: records a run whose lease expired, then starts the run that is due (if any). */
 export async function runAlarm(deps: RunExecutionDeps): Promise<void> {
   const state = deps.state.load();
-  if (!state.subjectId) return;
+  if (!state.subjectKey) return;
   const now = deps.clock.now().getTime();
   const step = onAlarm(state, now, deps.policy, deps.newRunId());
-  if (step.interrupted) await recordInterrupted(deps, state.subjectId, step.interrupted, step.state, now);
+  if (step.interrupted) await recordInterrupted(deps, state.subjectKey, step.interrupted, step.state, now);
   await deps.state.commit(step.state);
-  if (step.kind === "start") await executeRun(deps, state.subjectId, step.run);
+  if (step.kind === "start") await executeRun(deps, state.subjectKey, step.run);
 }
 
 /** Runs `run` to its end. Writes nothing once the run no longer holds the agent (lease lost, or erased). */
-export async function executeRun(deps: RunExecutionDeps, subjectId: string, run: ActiveRun): Promise<void> {
+export async function executeRun(deps: RunExecutionDeps, subjectKey: string, run: ActiveRun): Promise<void> {
   const { ledger, guard } = deps;
-  const start = runStartOf(subjectId, run);
+  const start = runStartOf(subjectKey, run);
   let result: GenerationResult;
   try {
     if (run.trigger === "read" || run.trigger === "sweep") {
       // Nothing new since the current memory: confirm it, no run, no LLM call.
-      if ((await ledger.materialChangedSinceMemory(subjectId)) === false) {
+      if ((await ledger.materialChangedSinceMemory(subjectKey)) === false) {
         const confirmed = await guard.write(run.id, () =>
-          ledger.confirmUnchanged(subjectId, deps.clock.now()),
+          ledger.confirmUnchanged(subjectKey, deps.clock.now()),
         );
         if (confirmed.written) {
-          await cacheServedMemory(deps, subjectId, run.id);
+          await cacheServedMemory(deps, subjectKey, run.id);
           await finish(deps, run.id, { kind: "unchanged" });
         }
         return;
       }
     }
     // A subject who can see no item has nothing to remember: no ledger row, no LLM call.
-    if ((await deps.items.search(subjectId, { limit: 1 })).items.length === 0) {
+    if ((await deps.items.search(subjectKey, { limit: 1 })).items.length === 0) {
       await finish(deps, run.id, { kind: "unchanged" });
       return;
     }
@@ -100,9 +100,9 @@ export async function executeRun(deps: RunExecutionDeps, subjectId: string, run:
     result =
       source.kind === "unavailable"
         ? failedResult(source.code, source.message, false)
-        : await generate(deps, source.generator, subjectId, run);
+        : await generate(deps, source.generator, subjectKey, run);
   } catch (error) {
-    deps.log("error", "run_error", subjectId, error);
+    deps.log("error", "run_error", subjectKey, error);
     // The message stays generic: a driver error's text can quote the query's parameters (the log has the cause).
     result = failedResult(
       "internal_error",
@@ -118,10 +118,10 @@ export async function executeRun(deps: RunExecutionDeps, subjectId: string, run:
 async function generate(
   deps: RunExecutionDeps,
   generator: Extract<GeneratorSource, { kind: "ready" }>["generator"],
-  subjectId: string,
+  subjectKey: string,
   run: ActiveRun,
 ): Promise<GenerationResult> {
-  const current = await deps.reader.current(subjectId);
+  const current = await deps.reader.current(subjectKey);
   const previous: PreviousMemory | null = current?.version
     ? {
         versionId: current.version.id,
@@ -133,7 +133,7 @@ async function generate(
   const timeoutMs = Math.max(1000, run.leaseUntil - run.startedAt - deps.leaseMarginMs);
   const signal = deps.guard.signalFor(run.id, timeoutMs);
   if (!deps.guard.allows(run.id)) return failedResult("aborted", "the run no longer holds its agent", false);
-  return generator.generate({ subjectId, runId: run.id, trigger: run.trigger, previous }, signal);
+  return generator.generate({ subjectKey, runId: run.id, trigger: run.trigger, previous }, signal);
 }
 
 /** Writes the run's ending (the accepted memory, or why not) and moves the agent's schedule on. */
@@ -159,7 +159,7 @@ async function record(deps: RunExecutionDeps, start: RunStart, run: ActiveRun, r
       );
       if (!written.written) return;
       if (written.value.written) {
-        await cacheServedMemory(deps, start.subjectId, run.id);
+        await cacheServedMemory(deps, start.subjectKey, run.id);
         await finish(deps, run.id, { kind: "succeeded" });
         return;
       }
@@ -189,7 +189,7 @@ async function record(deps: RunExecutionDeps, start: RunStart, run: ActiveRun, r
   } catch (error) {
     // The ledger could not be written (database down): the schedule still moves on (backoff). The row left
     // `running` is closed by the next run's start (RunLedger.runStarted closes older running rows).
-    deps.log("error", "run_record_failed", start.subjectId, error);
+    deps.log("error", "run_record_failed", start.subjectKey, error);
     if (deps.state.load().run?.id !== run.id) return;
     const message = "The run's outcome could not be recorded: the database did not answer.";
     await finish(deps, run.id, {
@@ -223,18 +223,18 @@ async function finish(deps: RunExecutionDeps, runId: string, outcome: RunOutcome
  * entry follows, behind the run's fence (an erase waits for it, then removes the entry). A cache that fails
  * costs hits, not the run: logged, and the entry is removed (memory-cache.ts writeVerified).
  */
-async function cacheServedMemory(deps: RunExecutionDeps, subjectId: string, runId: string): Promise<void> {
+async function cacheServedMemory(deps: RunExecutionDeps, subjectKey: string, runId: string): Promise<void> {
   if (!deps.memoryCache.enabled) return;
   const served = { ...deps, ttlMs: deps.policy.ttlMs };
   await deps.guard
-    .write(runId, () => storeServedMemory(served, subjectId))
-    .catch((error: unknown) => deps.log("warn", "memory_cache_write_failed", subjectId, error));
+    .write(runId, () => storeServedMemory(served, subjectKey))
+    .catch((error: unknown) => deps.log("warn", "memory_cache_write_failed", subjectKey, error));
 }
 
 /** A run whose lease expired: its ledger row becomes failed; if that was the last attempt, say so. */
 async function recordInterrupted(
   deps: RunExecutionDeps,
-  subjectId: string,
+  subjectKey: string,
   run: ActiveRun,
   next: AgentState,
   now: number,
@@ -243,7 +243,7 @@ async function recordInterrupted(
   const { code, message } = next.lastError ?? INTERRUPTED;
   const write =
     next.phase === "exhausted"
-      ? deps.ledger.runEnded(runStartOf(subjectId, run), {
+      ? deps.ledger.runEnded(runStartOf(subjectKey, run), {
           status: "failed",
           finishedAt: at,
           stats: emptyStats(),
@@ -252,15 +252,15 @@ async function recordInterrupted(
           errorMessage: message,
           memoryStatus: memoryStatusAfter(next),
         })
-      : deps.ledger.runInterrupted(run.id, subjectId, at, code, message);
-  await write.catch((error: unknown) => deps.log("warn", "ledger_write_failed", subjectId, error));
+      : deps.ledger.runInterrupted(run.id, subjectKey, at, code, message);
+  await write.catch((error: unknown) => deps.log("warn", "ledger_write_failed", subjectKey, error));
 }
 
 /** The ledger's view of a run the agent started. */
-export function runStartOf(subjectId: string, run: ActiveRun): RunStart {
+export function runStartOf(subjectKey: string, run: ActiveRun): RunStart {
   return {
     id: run.id,
-    subjectId,
+    subjectKey,
     trigger: run.trigger,
     attempt: run.attempt,
     queuedAt: new Date(run.requestedAt),

@@ -4,7 +4,7 @@ import type { MemoryStatus, RunErrorCode, RunTrigger, Salvage, Statement, Verdic
 
 export interface RunStart {
   id: string;
-  subjectId: string;
+  subjectKey: string;
   trigger: RunTrigger;
   attempt: number;
   queuedAt: Date;
@@ -43,8 +43,8 @@ export type AcceptResult =
 
 export interface RunLedger {
   /** Whether material changed since the current memory was generated (the unchanged shortcut); null if none. */
-  materialChangedSinceMemory(subjectId: string): Promise<boolean | null>;
-  confirmUnchanged(subjectId: string, at: Date): Promise<void>;
+  materialChangedSinceMemory(subjectKey: string): Promise<boolean | null>;
+  confirmUnchanged(subjectKey: string, at: Date): Promise<void>;
   /** The run's row (running) and the memories row (generating); closes any older row left running. */
   runStarted(run: RunStart): Promise<void>;
   /** New version + memories pointer + run row, in one atomic batch; refused if a cited item is gone. */
@@ -58,7 +58,7 @@ export interface RunLedger {
   /** A run that never wrote an ending (its lease expired), recorded as failed. */
   runInterrupted(
     runId: string,
-    subjectId: string,
+    subjectKey: string,
     at: Date,
     code: RunErrorCode,
     message: string,

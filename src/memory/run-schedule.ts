@@ -11,8 +11,6 @@
  */
 import { type AgentPhase, type RunErrorCode, type RunTrigger, UNAVAILABLE_CODES } from "../domain/memory";
 
-export type RefreshReason = RunTrigger;
-
 export type Phase = AgentPhase;
 
 export interface ActiveRun {
@@ -32,7 +30,7 @@ export interface RunError {
 }
 
 export interface AgentState {
-  subjectId: string | null;
+  subjectKey: string | null;
   phase: Phase;
   /** Why the next run (scheduled or backoff) will happen. */
   trigger: RunTrigger | null;
@@ -102,7 +100,7 @@ export const INTERRUPTED: RunError = {
 
 export function initialState(): AgentState {
   return {
-    subjectId: null,
+    subjectKey: null,
     phase: "idle",
     trigger: null,
     nextRunAt: null,
@@ -142,7 +140,7 @@ export function backoffDelay(failures: number, policy: SchedulePolicy): number {
  */
 export function onRequest(
   state: AgentState,
-  reason: RefreshReason,
+  reason: RunTrigger,
   now: number,
   policy: SchedulePolicy,
   notBefore?: number,

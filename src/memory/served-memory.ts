@@ -48,10 +48,10 @@ export function entryTtlSeconds(memory: ServedMemory, now: Date, ttlMs: number):
 
 const isServed = (row: CurrentMemory | null): row is ServedMemory => Boolean(row?.version);
 
-/** The agent's write of `subjectId`'s entry after its commit: what Postgres serves now, verified. */
+/** The agent's write of `subjectKey`'s entry after its commit: what Postgres serves now, verified. */
 export async function storeServedMemory(
   deps: ServedMemoryDeps,
-  subjectId: string,
+  subjectKey: string,
 ): Promise<"stored" | "removed" | "disabled"> {
   const { memoryCache: cache } = deps;
   if (!cache.enabled) return "disabled";
@@ -59,14 +59,14 @@ export async function storeServedMemory(
   return writeVerified<ServedMemory>(
     {
       read: async () => {
-        const row = await deps.reader.current(subjectId);
+        const row = await deps.reader.current(subjectKey);
         const ttl = isServed(row) ? entryTtlSeconds(row, deps.clock.now(), deps.ttlMs) : null;
         if (!isServed(row) || ttl === null) return null;
         ttlSeconds = ttl;
         return row;
       },
       put: (memory) => cache.putMemory(memory, ttlSeconds),
-      remove: () => cache.deleteMemory(subjectId),
+      remove: () => cache.deleteMemory(subjectKey),
     },
     deps.pause,
   );
@@ -80,8 +80,8 @@ export async function storeServedMemory(
 export function invalidatingUpserts(items: ItemStore, memoryCache: MemoryCache): ItemStore {
   return {
     ...items,
-    async upsert(ownerId, inputs) {
-      const result = await items.upsert(ownerId, inputs);
+    async upsert(subjectKey, inputs) {
+      const result = await items.upsert(subjectKey, inputs);
       await invalidate(memoryCache, { memories: result.redactedSubjects });
       return result;
     },

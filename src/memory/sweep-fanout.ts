@@ -6,7 +6,7 @@ import type { MemoryAgents } from "./memory-agents-port";
 
 /** One queue message: subjects to hand to their agents, with the sweep's start and spread window. */
 export interface SweepMessage {
-  subjectIds: string[];
+  subjectKeys: string[];
   /** Epoch ms the sweep started; each subject starts at sweptAt + spreadOffset(id, spreadMs). */
   sweptAt: number;
   spreadMs: number;
@@ -37,8 +37,8 @@ const idBytes = (id: string) => encoder.encode(id).length + 3;
  * is full (the next message would not have fitted), so a caller can send those and keep the rest.
  */
 export function planSends(
-  subjectIds: string[],
-  base: Omit<SweepMessage, "subjectIds">,
+  subjectKeys: string[],
+  base: Omit<SweepMessage, "subjectKeys">,
   limits: FanOutLimits,
 ): { messages: SweepMessage[]; bytes: number }[] {
   const sends: { messages: SweepMessage[]; bytes: number }[] = [];
@@ -54,12 +54,12 @@ export function planSends(
       sends.push(send);
       send = { messages: [], bytes: 0 };
     }
-    send.messages.push({ ...base, subjectIds: ids });
+    send.messages.push({ ...base, subjectKeys: ids });
     send.bytes += bytes;
     ids = [];
     bytes = MESSAGE_OVERHEAD;
   };
-  for (const id of subjectIds) {
+  for (const id of subjectKeys) {
     const size = idBytes(id);
     if (ids.length >= limits.idsPerMessage || (ids.length > 0 && bytes + size > limits.bytesPerMessage)) {
       closeMessage();
@@ -91,14 +91,14 @@ export function worstCaseSends(idCount: number, maxIdLength: number, limits: Fan
 /** Hands subjects to their agents, `concurrency` at a time, starts spread; returns the ids that failed. */
 export async function dispatchToAgents(
   agents: Pick<MemoryAgents, "requestRefresh">,
-  subjectIds: string[],
+  subjectKeys: string[],
   at: { sweptAt: number; spreadMs: number },
   concurrency: number,
 ): Promise<{ dispatched: number; failed: string[] }> {
   let dispatched = 0;
   const failed: string[] = [];
-  for (let i = 0; i < subjectIds.length; i += concurrency) {
-    const chunk = subjectIds.slice(i, i + concurrency);
+  for (let i = 0; i < subjectKeys.length; i += concurrency) {
+    const chunk = subjectKeys.slice(i, i + concurrency);
     const results = await Promise.allSettled(
       chunk.map((id) =>
         agents.requestRefresh(id, "sweep", { notBefore: at.sweptAt + spreadOffset(id, at.spreadMs) }),
@@ -113,11 +113,11 @@ export async function dispatchToAgents(
 }
 
 /** A stable offset in [0, spreadMs) from the subject id (FNV-1a): spreads starts without knowing the total. */
-export function spreadOffset(subjectId: string, spreadMs: number): number {
+export function spreadOffset(subjectKey: string, spreadMs: number): number {
   if (spreadMs <= 0) return 0;
   let hash = 0x811c9dc5;
-  for (let i = 0; i < subjectId.length; i++) {
-    hash ^= subjectId.charCodeAt(i);
+  for (let i = 0; i < subjectKey.length; i++) {
+    hash ^= subjectKey.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return Math.floor((hash / 2 ** 32) * spreadMs);

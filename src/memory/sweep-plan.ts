@@ -142,7 +142,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
     const count = all ? sends.length : sends.length - 1;
     for (let i = 0; i < count; i++) {
       const { messages } = sends[i]!;
-      const ids = messages.reduce((n, m) => n + m.subjectIds.length, 0);
+      const ids = messages.reduce((n, m) => n + m.subjectKeys.length, 0);
       report.roundTrips++;
       try {
         await deps.queue.send(messages);

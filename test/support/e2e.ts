@@ -55,13 +55,13 @@ export interface ServedItem {
 }
 
 /** Gives the agent a clock of the test's (nothing else: its generator is the real one). */
-export async function setAgentClock(subjectId: string, clock: FakeClock): Promise<void> {
-  overrideAgentOf(subjectId, { clock });
+export async function setAgentClock(subjectKey: string, clock: FakeClock): Promise<void> {
+  overrideAgentOf(subjectKey, { clock });
 }
 
 /** Gives the agent other settings (e.g. a shorter LLM timeout); everything else stays real. */
-export async function setAgentEnv(subjectId: string, overrides: Record<string, string>): Promise<void> {
-  overrideAgentOf(subjectId, { env: overrides });
+export async function setAgentEnv(subjectKey: string, overrides: Record<string, string>): Promise<void> {
+  overrideAgentOf(subjectKey, { env: overrides });
 }
 
 export interface DemoSubject {

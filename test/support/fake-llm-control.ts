@@ -1,11 +1,11 @@
 /**
  * A small client of the fake LLM server's control API, for tests running in workerd. Key every script
  * and fault by something unique to the test that the request carries anyway (the run's end-user id,
- * endUserIdOf(subjectId), on every generator and judge request), so tests running at the same time never
+ * endUserIdOf(subjectKey), on every generator and judge request), so tests running at the same time never
  * see each other's turns.
  *
  *   const llm = fakeLlm();
- *   const script = await llm.script(subjectId, [{ toolCalls: [...] }, { text: "<memory>...</memory>" }]);
+ *   const script = await llm.script(subjectKey, [{ toolCalls: [...] }, { text: "<memory>...</memory>" }]);
  *   ... run the code under test ...
  *   await script.assertComplete();
  */

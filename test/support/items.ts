@@ -1,21 +1,10 @@
 /** Helpers for the /items tests: realistic item payloads and calls to the worker as a given user. */
 import { exports } from "cloudflare:workers";
+import type { ItemRecord } from "../../src/domain/item-schema";
 import { bearer, READ_WRITE } from "./auth";
 
-export interface ItemPayload {
-  source: string;
-  externalId: string;
-  kind: string;
-  title?: string;
-  body: string;
-  author?: string;
-  participants?: string[];
-  occurredAt: string;
-  url?: string;
-  metadata?: Record<string, unknown>;
-  sharedWith?: string[];
-  links?: { source?: string; externalId: string; kind?: string }[];
-}
+/** One item as POST /items takes it. */
+export type ItemPayload = ItemRecord;
 
 export interface Outcome {
   id: string;

@@ -8,7 +8,8 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
-import { buildServices, type Services } from "../../src/composition";
+import type { Services } from "../../src/app/services";
+import { buildServices } from "../../src/composition";
 import { configFor } from "../../src/config/config";
 import { createDb, type Db } from "../../src/db/client";
 import { createPgRunLedger } from "../../src/db/pg-run-ledger";
@@ -33,58 +34,58 @@ export const services = (): Services => buildServices(env as Env);
 /** The test database, for set-up and checks the service's ports do not offer. */
 export const testDb = (): Db => createDb(configFor(env as Env));
 
-export function agentStub(subjectId: string) {
-  return env.MEMORY_AGENT.get(env.MEMORY_AGENT.idFromName(agentName(subjectId)));
+export function agentStub(subjectKey: string) {
+  return env.MEMORY_AGENT.get(env.MEMORY_AGENT.idFromName(agentName(subjectKey)));
 }
 
 /** The Durable Object id of the subject's agent, as the test worker's registry keys it. */
-export const agentObjectId = (subjectId: string): string =>
-  env.MEMORY_AGENT.idFromName(agentName(subjectId)).toString();
+export const agentObjectId = (subjectKey: string): string =>
+  env.MEMORY_AGENT.idFromName(agentName(subjectKey)).toString();
 
 /** Registers test collaborators for the subject's agent (see test/support/worker-under-test.ts). */
-export const overrideAgentOf = (subjectId: string, change: AgentOverrides): void =>
-  overrideAgent(agentObjectId(subjectId), change);
+export const overrideAgentOf = (subjectKey: string, change: AgentOverrides): void =>
+  overrideAgent(agentObjectId(subjectKey), change);
 
 /**
  * Gives the subject's agent (through its constructor's injected deps) a generator and a clock a year ahead
  * of real time, so the object's alarms never fire by themselves and each run happens exactly when a test
  * runs the alarm.
  */
-export async function installAgent(subjectId: string, generator: Generator | null, clock = futureClock()) {
-  overrideAgentOf(subjectId, { clock, generator });
-  return { stub: agentStub(subjectId), clock };
+export async function installAgent(subjectKey: string, generator: Generator | null, clock = futureClock()) {
+  overrideAgentOf(subjectKey, { clock, generator });
+  return { stub: agentStub(subjectKey), clock };
 }
 
 export const futureClock = () => new FakeClock(new Date(Date.now() + 365 * 24 * 3600_000));
 
 /** Releases a blocked FakeGenerator from inside the subject's agent. */
-export async function releaseGenerator(subjectId: string, generator: FakeGenerator): Promise<void> {
-  await runInDurableObject(agentStub(subjectId), () => generator.release());
+export async function releaseGenerator(subjectKey: string, generator: FakeGenerator): Promise<void> {
+  await runInDurableObject(agentStub(subjectKey), () => generator.release());
 }
 
 /** Waits, by asking the agent, until its run has started (bounded; no timers). */
-export async function untilRunning(subjectId: string): Promise<void> {
+export async function untilRunning(subjectKey: string): Promise<void> {
   for (let i = 0; i < 1000; i++) {
-    if ((await agentStub(subjectId).status()).phase === "running") return;
+    if ((await agentStub(subjectKey).status()).phase === "running") return;
   }
   throw new Error("the agent never started its run");
 }
 
 /** Waits, by asking the agent, until its run has called the generator (bounded; no timers). */
-export async function untilGenerating(subjectId: string, generator: FakeGenerator): Promise<void> {
+export async function untilGenerating(subjectKey: string, generator: FakeGenerator): Promise<void> {
   for (let i = 0; i < 1000; i++) {
     if (generator.requests.length > 0) return;
-    await agentStub(subjectId).status();
+    await agentStub(subjectKey).status();
   }
   throw new Error("the agent's run never called its generator");
 }
 
 /** Runs the agent's alarm now (whatever time it is set for). */
-export const runAlarm = (subjectId: string) => runDurableObjectAlarm(agentStub(subjectId));
+export const runAlarm = (subjectKey: string) => runDurableObjectAlarm(agentStub(subjectKey));
 
 /** Removes the agent's alarm, so nothing is left to fire after the test. */
-export async function clearAlarm(subjectId: string): Promise<void> {
-  await runInDurableObject(agentStub(subjectId), async (_agent: MemoryAgent, state) => {
+export async function clearAlarm(subjectKey: string): Promise<void> {
+  await runInDurableObject(agentStub(subjectKey), async (_agent: MemoryAgent, state) => {
     await state.storage.deleteAlarm();
   });
 }
@@ -127,16 +128,16 @@ export const statement = (section: string, text: string, ...itemIds: string[]): 
   itemIds,
 });
 
-/** Writes an accepted memory for `subjectId` through the store, as a run at `generatedAt` would. */
+/** Writes an accepted memory for `subjectKey` through the store, as a run at `generatedAt` would. */
 export async function seedMemory(
-  subjectId: string,
+  subjectKey: string,
   statements: Statement[],
   options: { generatedAt: Date; materialChangedAt?: Date | null },
 ): Promise<string> {
   const store = createPgRunLedger(testDb());
   const run = {
     id: crypto.randomUUID(),
-    subjectId,
+    subjectKey,
     trigger: "manual" as const,
     attempt: 1,
     queuedAt: options.generatedAt,
@@ -161,13 +162,13 @@ export async function seedMemory(
   );
   if (!result.written) throw new Error("seedMemory: a cited item does not exist");
   if (options.materialChangedAt !== undefined)
-    await setMaterialChangedAt(subjectId, options.materialChangedAt);
+    await setMaterialChangedAt(subjectKey, options.materialChangedAt);
   return result.versionId;
 }
 
-export async function setMaterialChangedAt(subjectId: string, at: Date | null): Promise<void> {
+export async function setMaterialChangedAt(subjectKey: string, at: Date | null): Promise<void> {
   await testDb().execute(
-    sql`update memories set material_changed_at = ${at ? at.toISOString() : null}::timestamptz where subject_id = ${subjectId}`,
+    sql`update memories set material_changed_at = ${at ? at.toISOString() : null}::timestamptz where subject_id = ${subjectKey}`,
   );
 }
 

@@ -1,11 +1,11 @@
 /**
  * The worker as the tests run it (vitest's `main`): the production worker, and the MemoryAgent built with
- * test collaborators through its constructor. A test registers what it wants for a subject's agent
+ * test collaborators through its constructor (where the production worker passes buildAgentDeps). A test registers what it wants for a subject's agent
  * (overrideAgent) before or after the object exists; the injected deps read the registry on every use,
  * and fall back to the production wiring (buildAgentDeps) for everything not overridden.
  */
-import { type AgentDeps, buildAgentDeps } from "../../src/composition";
-import { MemoryAgent as ProductionMemoryAgent } from "../../src/do/memory-agent";
+import { buildAgentDeps } from "../../src/composition";
+import { type AgentDeps, MemoryAgent as MemoryAgentShell } from "../../src/do/memory-agent";
 import { type Clock, systemClock } from "../../src/domain/clock";
 import type { Generator, GeneratorSource } from "../../src/domain/generation";
 import type { Env } from "../../src/env";
@@ -61,6 +61,7 @@ function testAgentDeps(objectId: string, env: Env): AgentDeps {
     get leaseMarginMs() {
       return real().leaseMarginMs;
     },
+    logFields: (error) => real().logFields(error),
     generation(): GeneratorSource {
       const o = overrides.get(objectId);
       if (o && "generator" in o) {
@@ -73,7 +74,7 @@ function testAgentDeps(objectId: string, env: Env): AgentDeps {
   };
 }
 
-export class MemoryAgent extends ProductionMemoryAgent {
+export class MemoryAgent extends MemoryAgentShell {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env, testAgentDeps(ctx.id.toString(), env));
   }

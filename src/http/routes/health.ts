@@ -1,6 +1,6 @@
 import { Hono } from "hono";
+import { DATABASE_RETRY_AFTER_SECONDS } from "../../app/errors";
 import type { AppEnv } from "../context";
-import { DATABASE_RETRY_AFTER_SECONDS } from "../errors";
 
 export const health = new Hono<AppEnv>().get("/", async (c) => {
   if (await c.get("services").health.databaseAnswers()) return c.json({ status: "ok", database: "ok" });

@@ -1,11 +1,10 @@
 /** The workspace store's HTTP API: batch ingest, search, read and delete, all scoped to the caller. */
 import { Hono } from "hono";
-import { AppError, notFound } from "../../domain/errors";
-import { isUuid } from "../../domain/memory";
-import { removeItemWithRedaction } from "../../memory/deletion";
+import { getItem, ingestItems, removeItem, searchItems } from "../../app/items";
+import { MAX_BODY_BYTES } from "../../domain/item-schema";
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
-import { MAX_BODY_BYTES, parseIngestBody, parseSearchParams } from "../item-schemas";
+import { parseIngestBody, parseSearchParams } from "../item-requests";
 import { readJsonBody } from "../read-body";
 
 export const itemsRoutes = new Hono<AppEnv>()
@@ -13,35 +12,20 @@ export const itemsRoutes = new Hono<AppEnv>()
 
   .post("/", requireScope("items:write"), async (c) => {
     const inputs = parseIngestBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
-    const { items, memoryEvents } = c.get("services");
-    const { outcomes, affectedSubjects } = await items.upsert(c.get("caller").key, inputs);
-    await memoryEvents.notifyAgents(affectedSubjects, "ingest");
-    return c.json({ items: outcomes });
+    return c.json({ items: await ingestItems(c.get("services"), c.get("caller").subjectKey, inputs) });
   })
 
   .get("/", requireScope("memory:read"), async (c) => {
     const query = parseSearchParams((name) => c.req.queries(name));
-    return c.json(await c.get("services").items.search(c.get("caller").key, query));
+    return c.json(await searchItems(c.get("services"), c.get("caller").subjectKey, query));
   })
 
-  .get("/:id", requireScope("memory:read"), async (c) => {
-    const item = await c.get("services").items.get(c.get("caller").key, c.req.param("id"));
-    if (!item) throw notFound("Item");
-    return c.json(item);
-  })
+  .get("/:id", requireScope("memory:read"), async (c) =>
+    c.json(await getItem(c.get("services"), c.get("caller").subjectKey, c.req.param("id"))),
+  )
 
   // The owner deletes; a sharee leaves the share. Either is also where derived memories get redacted.
   .delete("/:id", requireScope("items:write"), async (c) => {
-    const id = c.req.param("id");
-    const outcome = isUuid(id)
-      ? await removeItemWithRedaction(c.get("services"), c.get("caller").key, id)
-      : "not_found";
-    if (outcome === "not_found") throw notFound("Item");
-    if (outcome === "via_team") {
-      throw new AppError(
-        "forbidden",
-        "This item is shared with a team of yours; leaving the team ends your access",
-      );
-    }
+    await removeItem(c.get("services"), c.get("caller").subjectKey, c.req.param("id"));
     return c.body(null, 204);
   });

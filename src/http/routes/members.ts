@@ -4,9 +4,8 @@
  * from their memory in the same write) and refuses their token until an admin adds them back.
  */
 import { Hono } from "hono";
-import { AppError, notFound } from "../../domain/errors";
-import { isUserId, type Member } from "../../domain/workspaces";
-import { removeMember } from "../../memory/workspace-changes";
+import { addMember, listMembers, removeWorkspaceMember } from "../../app/workspace";
+import type { Member } from "../../domain/workspaces";
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
 
@@ -16,37 +15,21 @@ const memberBody = (m: Member) => ({
   removedAt: m.removedAt?.toISOString() ?? null,
 });
 
-function userParam(value: string): string {
-  if (!isUserId(value)) throw new AppError("bad_request", "Not a valid user id");
-  return value;
-}
-
 export const membersRoutes = new Hono<AppEnv>()
   .use(authenticate())
   .use(requireScope("admin"))
 
   .get("/", async (c) => {
-    const { workspaceId } = c.get("caller");
-    const members = await c.get("services").workspaces.members(workspaceId);
-    return c.json({ workspace: workspaceId, members: members.map(memberBody) });
+    const members = await listMembers(c.get("services"), c.get("caller"));
+    return c.json({ workspace: c.get("caller").workspaceId, members: members.map(memberBody) });
   })
 
   .put("/:user", async (c) => {
-    const userId = userParam(c.req.param("user"));
-    const { workspaces } = c.get("services");
-    const { workspaceId } = c.get("caller");
-    const added = await workspaces.addMember(workspaceId, userId);
-    const member = (await workspaces.members(workspaceId)).find((m) => m.userId === userId);
-    if (!member) throw new Error(`member ${userId} vanished after being added`);
+    const { member, added } = await addMember(c.get("services"), c.get("caller"), c.req.param("user"));
     return c.json(memberBody(member), added ? 201 : 200);
   })
 
   .delete("/:user", async (c) => {
-    const userId = userParam(c.req.param("user"));
-    const caller = c.get("caller");
-    if (userId === caller.userId) {
-      throw new AppError("bad_request", "An admin cannot remove themselves; ask another admin");
-    }
-    if (!(await removeMember(c.get("services"), caller.workspaceId, userId))) throw notFound("Member");
+    await removeWorkspaceMember(c.get("services"), c.get("caller"), c.req.param("user"));
     return c.body(null, 204);
   });

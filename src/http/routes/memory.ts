@@ -8,22 +8,25 @@
  * decides from that entry instead of reading the cache again.
  */
 import { type Context, Hono } from "hono";
-import { AppError, notFound } from "../../domain/errors";
-import { isUuid } from "../../domain/memory";
-import { readMemory } from "../../memory/memory-read";
+import {
+  memoryRuns,
+  memoryVersion,
+  memoryVersions,
+  readSubjectMemory,
+  refreshMemory,
+} from "../../app/memory";
+import { AppError } from "../../domain/errors";
+import { PAGE_LIMIT } from "../../domain/pages";
 import { emptyBody, matchesIfNoneMatch, parseFormat, parseWait, servedBody } from "../../memory/read-model";
 import { authenticate, requireScope } from "../auth";
 import type { AppEnv } from "../context";
-
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
 
 /** GET /memory itself (not its history or refresh): the one request whose memory entry is read ahead. */
 const readsOwnMemory = (c: Context<AppEnv>) => c.req.method === "GET" && c.req.path === "/memory";
 
 /** The subject whose memory the request reads: the caller's own. */
 export const ownMemory = new Hono<AppEnv>().use(authenticate({ readsOwnMemory })).use(async (c, next) => {
-  c.set("subject", c.get("caller").key);
+  c.set("subject", c.get("caller").subjectKey);
   await next();
 });
 
@@ -35,6 +38,11 @@ function entryReadAhead(c: Context<AppEnv>) {
   return entry?.subject === subjectOf(c) ? entry.memory : undefined;
 }
 
+const pageOf = (c: Context<AppEnv>) => ({
+  limit: parseLimit(c.req.query("limit")),
+  cursor: c.req.query("cursor"),
+});
+
 export const memoryRoutes = new Hono<AppEnv>()
 
   .get("/", requireScope("memory:read"), async (c) => {
@@ -43,8 +51,8 @@ export const memoryRoutes = new Hono<AppEnv>()
       throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
     const format = parseFormat(c.req.query("format"));
     if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const decision = await readMemory(c.get("services"), subjectOf(c), {
-      waitMs: wait * 1000,
+    const decision = await readSubjectMemory(c.get("services"), subjectOf(c), {
+      waitSeconds: wait,
       cached: entryReadAhead(c),
     });
     switch (decision.kind) {
@@ -66,54 +74,27 @@ export const memoryRoutes = new Hono<AppEnv>()
     }
   })
 
-  .get("/runs", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryReader.runs(subjectOf(c), {
-      limit: parseLimit(c.req.query("limit")),
-      cursor: c.req.query("cursor"),
-    });
-    return c.json({ runs: page.entries, nextCursor: page.nextCursor });
-  })
+  .get("/runs", requireScope("memory:read"), async (c) =>
+    c.json(await memoryRuns(c.get("services"), subjectOf(c), pageOf(c))),
+  )
 
-  .get("/versions", requireScope("memory:read"), async (c) => {
-    const page = await c.get("services").memoryReader.versions(subjectOf(c), {
-      limit: parseLimit(c.req.query("limit")),
-      cursor: c.req.query("cursor"),
-    });
-    return c.json({ versions: page.entries, nextCursor: page.nextCursor });
-  })
+  .get("/versions", requireScope("memory:read"), async (c) =>
+    c.json(await memoryVersions(c.get("services"), subjectOf(c), pageOf(c))),
+  )
 
-  .get("/versions/:id", requireScope("memory:read"), async (c) => {
-    const id = c.req.param("id");
-    const version = isUuid(id) ? await c.get("services").memoryReader.version(subjectOf(c), id) : null;
-    if (!version) throw notFound("Memory version");
-    return c.json(version);
-  })
+  .get("/versions/:id", requireScope("memory:read"), async (c) =>
+    c.json(await memoryVersion(c.get("services"), subjectOf(c), c.req.param("id"))),
+  )
 
-  .post("/refresh", requireScope("memory:read"), async (c) => {
-    const answer = await c.get("services").memoryAgents.forceRefresh(subjectOf(c));
-    switch (answer.status) {
-      case "refused": {
-        const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
-        throw new AppError("rate_limited", `A refresh is not allowed yet; retry in ${seconds} s.`, {
-          retryAfterSeconds: seconds,
-        });
-      }
-      case "running":
-        return c.json({ status: "running", runId: answer.runId }, 202);
-      case "scheduled":
-        return c.json({ status: "scheduled", runAt: new Date(answer.runAt).toISOString() }, 202);
-      case "unavailable":
-        throw new AppError(answer.code, answer.message);
-      default:
-        return c.json({ status: answer.status }, 202);
-    }
-  });
+  .post("/refresh", requireScope("memory:read"), async (c) =>
+    c.json(await refreshMemory(c.get("services"), subjectOf(c)), 202),
+  );
 
 function parseLimit(value: string | undefined): number {
-  if (value === undefined || value === "") return DEFAULT_LIMIT;
+  if (value === undefined || value === "") return PAGE_LIMIT.default;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-    throw new AppError("bad_request", `limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  if (!Number.isInteger(n) || n < 1 || n > PAGE_LIMIT.max) {
+    throw new AppError("bad_request", `limit must be a whole number from 1 to ${PAGE_LIMIT.max}`);
   }
   return n;
 }

@@ -1,7 +1,7 @@
 /** GET /.well-known/oauth-protected-resource[/mcp]: RFC 9728 metadata in JWKS mode, 404 otherwise. */
 import { type Context, Hono } from "hono";
+import { SCOPES } from "../../app/caller";
 import { notFound } from "../../domain/errors";
-import { SCOPES } from "../auth";
 import type { AppEnv } from "../context";
 import { protectedResourceMetadata } from "../protected-resource";
 

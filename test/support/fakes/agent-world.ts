@@ -107,7 +107,7 @@ export async function generatorHarness(budgets: Partial<Budgets> = {}) {
   });
   const run = (previous: PreviousMemory | null = null, signal?: AbortSignal) =>
     generator.generate(
-      { subjectId: world.alice, runId: crypto.randomUUID(), trigger: previous ? "sweep" : "read", previous },
+      { subjectKey: world.alice, runId: crypto.randomUUID(), trigger: previous ? "sweep" : "read", previous },
       signal,
     );
   return { ...world, llm, judge, generator, run };

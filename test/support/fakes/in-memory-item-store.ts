@@ -1,9 +1,8 @@
 import type { Clock } from "../../../src/domain/clock";
+import type { ItemInput, ItemKind } from "../../../src/domain/item-schema";
 import type {
   ActivityDigest,
   Item,
-  ItemInput,
-  ItemKind,
   ItemLink,
   ItemStore,
   ItemSummary,
@@ -33,17 +32,17 @@ export class InMemoryItemStore implements ItemStore {
 
   constructor(private readonly clock: Clock) {}
 
-  private read(viewerId: string): void {
-    this.viewers.push(viewerId);
+  private read(subjectKey: string): void {
+    this.viewers.push(subjectKey);
     if (this.failWith) throw this.failWith;
   }
 
-  private visible(viewerId: string, item: Item): boolean {
-    return item.ownerId === viewerId || item.sharedWith.includes(viewerId);
+  private visible(subjectKey: string, item: Item): boolean {
+    return item.ownerId === subjectKey || item.sharedWith.includes(subjectKey);
   }
 
-  private visibleItems(viewerId: string): Item[] {
-    return [...this.items.values()].filter((item) => this.visible(viewerId, item));
+  private visibleItems(subjectKey: string): Item[] {
+    return [...this.items.values()].filter((item) => this.visible(subjectKey, item));
   }
 
   private key(ownerId: string, source: string, externalId: string): Item | undefined {
@@ -109,12 +108,12 @@ export class InMemoryItemStore implements ItemStore {
     return { outcomes, affectedSubjects: [...affected], redactedSubjects: [] };
   }
 
-  async search(viewerId: string, query: SearchQuery): Promise<SearchPage> {
-    this.read(viewerId);
+  async search(subjectKey: string, query: SearchQuery): Promise<SearchPage> {
+    this.read(subjectKey);
     const terms = (query.q ?? "").toLowerCase().split(/\W+/).filter(Boolean);
     const people = query.people?.map((p) => p.toLowerCase());
     const hits: SearchHit[] = [];
-    for (const item of this.filtered(viewerId, query.kinds, query.since, query.until)) {
+    for (const item of this.filtered(subjectKey, query.kinds, query.since, query.until)) {
       if (people && !people.some((p) => personsOf(item).some((x) => x.toLowerCase().includes(p)))) continue;
       const text = `${item.title ?? ""}\n${item.body}\n${personsOf(item).join(" ")}`.toLowerCase();
       if (!terms.every((t) => text.includes(t))) continue;
@@ -131,55 +130,55 @@ export class InMemoryItemStore implements ItemStore {
     return { items: page, nextCursor: next < hits.length ? String(next) : null };
   }
 
-  async get(viewerId: string, id: string) {
-    this.read(viewerId);
+  async get(subjectKey: string, id: string) {
+    this.read(subjectKey);
     const item = this.items.get(id);
-    if (!item || !this.visible(viewerId, item)) return null;
-    return { ...item, links: this.linksOf(viewerId, id) };
+    if (!item || !this.visible(subjectKey, item)) return null;
+    return { ...item, links: this.linksOf(subjectKey, id) };
   }
 
-  async getMany(viewerId: string, ids: string[]): Promise<Item[]> {
-    this.read(viewerId);
+  async getMany(subjectKey: string, ids: string[]): Promise<Item[]> {
+    this.read(subjectKey);
     return ids.flatMap((id) => {
       const item = this.items.get(id);
-      return item && this.visible(viewerId, item) ? [item] : [];
+      return item && this.visible(subjectKey, item) ? [item] : [];
     });
   }
 
   async recent(
-    viewerId: string,
+    subjectKey: string,
     options: { since: Date; kinds?: ItemKind[]; limit: number },
   ): Promise<Item[]> {
-    this.read(viewerId);
-    return this.visibleItems(viewerId)
+    this.read(subjectKey);
+    return this.visibleItems(subjectKey)
       .filter((i) => !options.kinds || options.kinds.includes(i.kind))
       .filter((i) => i.occurredAt >= options.since || i.updatedAt >= options.since)
       .sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime())
       .slice(0, options.limit);
   }
 
-  async linked(viewerId: string, id: string): Promise<ItemLink[]> {
-    this.read(viewerId);
+  async linked(subjectKey: string, id: string): Promise<ItemLink[]> {
+    this.read(subjectKey);
     const item = this.items.get(id);
-    if (!item || !this.visible(viewerId, item)) return [];
-    return this.linksOf(viewerId, id);
+    if (!item || !this.visible(subjectKey, item)) return [];
+    return this.linksOf(subjectKey, id);
   }
 
-  async topPeople(viewerId: string, options: { since?: Date; limit: number }) {
-    this.read(viewerId);
-    return this.countPeople(viewerId, this.filtered(viewerId, undefined, options.since)).slice(
+  async topPeople(subjectKey: string, options: { since?: Date; limit: number }) {
+    this.read(subjectKey);
+    return this.countPeople(subjectKey, this.filtered(subjectKey, undefined, options.since)).slice(
       0,
       options.limit,
     );
   }
 
-  async digest(viewerId: string, since: Date): Promise<ActivityDigest> {
-    this.read(viewerId);
+  async digest(subjectKey: string, since: Date): Promise<ActivityDigest> {
+    this.read(subjectKey);
     const newByKind: Partial<Record<ItemKind, number>> = {};
     const updatedByKind: Partial<Record<ItemKind, number>> = {};
     const threads = new Map<string, number>();
     const changed: Item[] = [];
-    for (const item of this.visibleItems(viewerId)) {
+    for (const item of this.visibleItems(subjectKey)) {
       if (item.createdAt >= since) newByKind[item.kind] = (newByKind[item.kind] ?? 0) + 1;
       else if (item.updatedAt >= since) updatedByKind[item.kind] = (updatedByKind[item.kind] ?? 0) + 1;
       else continue;
@@ -195,7 +194,7 @@ export class InMemoryItemStore implements ItemStore {
         .map(([title, items]) => ({ title, items }))
         .sort((a, b) => b.items - a.items || a.title.localeCompare(b.title))
         .slice(0, 5),
-      topPeople: this.countPeople(viewerId, changed).slice(0, 5),
+      topPeople: this.countPeople(subjectKey, changed).slice(0, 5),
     };
   }
 
@@ -207,8 +206,8 @@ export class InMemoryItemStore implements ItemStore {
     return { affectedSubjects: [...new Set([ownerId, ...item.sharedWith])] };
   }
 
-  private filtered(viewerId: string, kinds?: ItemKind[], since?: Date, until?: Date): Item[] {
-    return this.visibleItems(viewerId).filter(
+  private filtered(subjectKey: string, kinds?: ItemKind[], since?: Date, until?: Date): Item[] {
+    return this.visibleItems(subjectKey).filter(
       (i) =>
         (!kinds || kinds.includes(i.kind)) &&
         (!since || i.occurredAt >= since) &&
@@ -216,12 +215,12 @@ export class InMemoryItemStore implements ItemStore {
     );
   }
 
-  private linksOf(viewerId: string, id: string): ItemLink[] {
+  private linksOf(subjectKey: string, id: string): ItemLink[] {
     const out: ItemLink[] = [];
     for (const link of this.links) {
       const otherId = link.from === id ? link.to : link.to === id ? link.from : null;
       const other = otherId ? this.items.get(otherId) : undefined;
-      if (!other || !this.visible(viewerId, other)) continue;
+      if (!other || !this.visible(subjectKey, other)) continue;
       out.push({
         direction: link.from === id ? "outgoing" : "incoming",
         kind: link.kind,
@@ -231,11 +230,11 @@ export class InMemoryItemStore implements ItemStore {
     return out;
   }
 
-  private countPeople(viewerId: string, items: Item[]) {
+  private countPeople(subjectKey: string, items: Item[]) {
     const counts = new Map<string, number>();
     for (const item of items) {
       for (const person of new Set(personsOf(item))) {
-        if (person !== viewerId) counts.set(person, (counts.get(person) ?? 0) + 1);
+        if (person !== subjectKey) counts.set(person, (counts.get(person) ?? 0) + 1);
       }
     }
     return [...counts.entries()]

@@ -14,21 +14,21 @@ export class InMemoryMemoryCache implements MemoryCache {
   /** Runs before a put is applied (a concurrent writer acting between the caller's read and its put). */
   beforePut: (() => Promise<void>) | null = null;
 
-  async memory(subjectId: string): Promise<ServedMemory | null> {
-    this.operations.push(`get memory ${subjectId}`);
-    return copy(this.memories.get(subjectId) ?? null);
+  async memory(subjectKey: string): Promise<ServedMemory | null> {
+    this.operations.push(`get memory ${subjectKey}`);
+    return copy(this.memories.get(subjectKey) ?? null);
   }
 
   async putMemory(memory: ServedMemory, ttlSeconds: number): Promise<void> {
     await this.beforePut?.();
-    this.operations.push(`put memory ${memory.subjectId}`);
-    this.memories.set(memory.subjectId, copy(memory)!);
-    this.ttls.set(`memory ${memory.subjectId}`, ttlSeconds);
+    this.operations.push(`put memory ${memory.subjectKey}`);
+    this.memories.set(memory.subjectKey, copy(memory)!);
+    this.ttls.set(`memory ${memory.subjectKey}`, ttlSeconds);
   }
 
-  async deleteMemory(subjectId: string): Promise<void> {
-    this.operations.push(`delete memory ${subjectId}`);
-    this.memories.delete(subjectId);
+  async deleteMemory(subjectKey: string): Promise<void> {
+    this.operations.push(`delete memory ${subjectKey}`);
+    this.memories.delete(subjectKey);
   }
 
   async membership(memberKey: string): Promise<CachedMembership | null> {
@@ -36,11 +36,11 @@ export class InMemoryMemoryCache implements MemoryCache {
     return this.memberships.get(memberKey) ?? null;
   }
 
-  async membershipAndMemory(memberKey: string, subjectId: string) {
-    this.operations.push(`get member ${memberKey} and memory ${subjectId}`);
+  async membershipAndMemory(memberKey: string, subjectKey: string) {
+    this.operations.push(`get member ${memberKey} and memory ${subjectKey}`);
     return {
       membership: this.memberships.get(memberKey) ?? null,
-      memory: copy(this.memories.get(subjectId) ?? null),
+      memory: copy(this.memories.get(subjectKey) ?? null),
     };
   }
 

@@ -9,7 +9,7 @@ import type { AcceptedMemory, RunLedger } from "../../../src/memory/run-ledger";
 
 export interface LedgerRow {
   id: string;
-  subjectId: string;
+  subjectKey: string;
   trigger: string;
   status: "running" | "succeeded" | "rejected" | "failed";
   attempt: number;
@@ -48,20 +48,20 @@ export class InMemoryRunLedger implements RunLedger {
     if (this.failing.delete(method)) throw new Error(`database unavailable (${method})`);
   }
 
-  private row(subjectId: string): MemoryRow {
-    let row = this.memories.get(subjectId);
+  private row(subjectKey: string): MemoryRow {
+    let row = this.memories.get(subjectKey);
     if (!row) {
       row = { status: "none", errorCode: null, version: null, materialChangedAt: null, checkedAt: null };
-      this.memories.set(subjectId, row);
+      this.memories.set(subjectKey, row);
     }
     return row;
   }
 
-  async current(subjectId: string): Promise<CurrentMemory | null> {
-    const row = this.memories.get(subjectId);
+  async current(subjectKey: string): Promise<CurrentMemory | null> {
+    const row = this.memories.get(subjectKey);
     if (!row) return null;
     return {
-      subjectId,
+      subjectKey,
       status: row.status,
       errorCode: row.errorCode,
       checkedAt: row.checkedAt,
@@ -69,28 +69,28 @@ export class InMemoryRunLedger implements RunLedger {
     };
   }
 
-  async materialChangedSinceMemory(subjectId: string) {
+  async materialChangedSinceMemory(subjectKey: string) {
     this.call("materialChangedSinceMemory");
-    const row = this.memories.get(subjectId);
+    const row = this.memories.get(subjectKey);
     if (!row?.version) return null;
     return row.materialChangedAt !== null && row.materialChangedAt > row.version.generatedAt;
   }
 
-  async confirmUnchanged(subjectId: string, at: Date) {
+  async confirmUnchanged(subjectKey: string, at: Date) {
     this.call("confirmUnchanged");
-    this.row(subjectId).checkedAt = at;
+    this.row(subjectKey).checkedAt = at;
   }
 
   async runStarted(run: Parameters<RunLedger["runStarted"]>[0]) {
     this.call("runStarted");
     for (const r of this.runs) {
-      if (r.subjectId === run.subjectId && r.status === "running" && r.id !== run.id) {
+      if (r.subjectKey === run.subjectKey && r.status === "running" && r.id !== run.id) {
         Object.assign(r, { status: "failed", outcome: "interrupted", errorCode: "run_interrupted" });
       }
     }
     this.runs.push({
       id: run.id,
-      subjectId: run.subjectId,
+      subjectKey: run.subjectKey,
       trigger: run.trigger,
       status: "running",
       attempt: run.attempt,
@@ -100,7 +100,7 @@ export class InMemoryRunLedger implements RunLedger {
       versionId: null,
       salvaged: null,
     });
-    this.row(run.subjectId).status = "generating";
+    this.row(run.subjectKey).status = "generating";
   }
 
   async runAccepted(...[run, memory]: Parameters<RunLedger["runAccepted"]>) {
@@ -112,7 +112,7 @@ export class InMemoryRunLedger implements RunLedger {
     }
     const id = crypto.randomUUID();
     this.versions.push({ ...memory, id, runId: run.id });
-    const row = this.row(run.subjectId);
+    const row = this.row(run.subjectKey);
     row.version = {
       id,
       markdown: memory.markdown,
@@ -143,7 +143,7 @@ export class InMemoryRunLedger implements RunLedger {
         errorMessage: end.errorMessage,
       });
     }
-    const row = this.row(run.subjectId);
+    const row = this.row(run.subjectKey);
     row.status = end.memoryStatus;
     row.errorCode = end.errorCode;
   }

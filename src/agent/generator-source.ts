@@ -1,0 +1,58 @@
+/**
+ * The one decision of whether memories can be generated with these settings: a generator model, a judge
+ * model, and for each an API key or a base URL (a keyless base URL is a local compatible server).
+ */
+import type { Clock } from "../domain/clock";
+import type { GeneratorSource } from "../domain/generation";
+import type { ItemStore } from "../domain/items";
+import type { LlmClient, LlmSettings, ModelRef } from "../domain/llm";
+import type { Budgets } from "./budget";
+import { createGenerator } from "./generator";
+import type { SalvagePolicy } from "./salvage";
+
+export interface GenerationSettings {
+  llm: LlmSettings;
+  budgets: Budgets;
+  salvage: SalvagePolicy;
+}
+
+export interface GenerationDeps {
+  items: ItemStore;
+  clock: Clock;
+  /** The client of one configured model (the LLM adapters, wired by the composition root). */
+  llmClient(ref: ModelRef): LlmClient;
+}
+
+export function generatorSource(settings: GenerationSettings, deps: GenerationDeps): GeneratorSource {
+  const { llm, budgets, salvage } = settings;
+  const { generator, judge } = llm;
+  if (!generator || !judge) {
+    return {
+      kind: "unavailable",
+      code: "llm_not_configured",
+      message: "No LLM is configured (GENERATOR_MODEL), so no memory can be generated.",
+    };
+  }
+  for (const ref of [generator, judge]) {
+    const provider = llm[ref.provider];
+    if (!provider.apiKey && !provider.baseUrl) {
+      const setting = ref.provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+      return {
+        kind: "unavailable",
+        code: "llm_not_configured",
+        message: `No API key for ${ref.provider}: set ${setting} (or a base URL for a compatible server).`,
+      };
+    }
+  }
+  return {
+    kind: "ready",
+    generator: createGenerator({
+      items: deps.items,
+      generator: deps.llmClient(generator),
+      judge: deps.llmClient(judge),
+      clock: deps.clock,
+      budgets,
+      salvage,
+    }),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Any failure as the error model: domain errors as they are (a configuration error among them), an
+ * infrastructure that does not answer (the database) as a 503 to retry shortly, anything else `internal`.
+ * Every entry point maps what it catches through this one model; how the infrastructure's failures look is
+ * the adapters' knowledge, handed in where the worker is assembled.
+ */
+import { AppError } from "../domain/errors";
+
+/** What an adapter can tell about an error of its own; null when the error is not one of its. */
+export interface InfrastructureFailure {
+  /** It did not answer (unreachable, timed out, shutting down): worth retrying shortly. */
+  unavailable: boolean;
+  /** Its other fields are safe to log: never parameters or messages that could quote users' content. */
+}
+
+export type DescribeFailure = (err: unknown) => InfrastructureFailure | null;
+
+export interface ErrorModel {
+  /** The error as the error model; logs every failure that is not a domain error, with `requestId`. */
+  toAppError(err: unknown, requestId: string): AppError;
+  /** What may be logged about any error: the adapter's description, else the error's type and first frame. */
+  logFields(err: unknown): Record<string, unknown>;
+}
+
+/** Seconds a client is told to wait when the database is not answering. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+export const databaseUnavailable = () =>
+  new AppError("database_unavailable", "The database is not answering; try again shortly.", {
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    retryable: true,
+  });
+
+export function createErrorModel(describe: DescribeFailure): ErrorModel {
+  const logFields = (err: unknown): Record<string, unknown> => {
+    const failure = describe(err);
+    if (failure) return { ...failure };
+    if (!(err instanceof Error)) return { error: typeof err };
+    const frame = err.stack
+      ?.split("\n")
+      .find((line) => line.trim().startsWith("at "))
+      ?.trim();
+    return { error: err.name, ...(frame ? { at: frame } : {}) };
+  };
+  return {
+    logFields,
+    toAppError(err, requestId) {
+      if (err instanceof AppError) {
+        // Its message names the settings and what is wrong with them, never their values.
+        if (err.code === "config_invalid") logError({ requestId, code: err.code, message: err.message });
+        return err;
+      }
+      const failure = describe(err);
+      if (failure?.unavailable) {
+        logError({ requestId, code: "database_unavailable", ...failure });
+        return databaseUnavailable();
+      }
+      logError({ requestId, code: "internal", ...logFields(err) });
+      return new AppError("internal", "Internal error");
+    },
+  };
+}
+
+/**
+ * One line of JSON per failure: request id, error code, and what the adapter may say of it (for database
+ * errors the SQLSTATE and the statement's leading words). Never parameters, bodies or driver messages.
+ */
+function logError(fields: Record<string, unknown>): void {
+  console.error(JSON.stringify({ level: "error", msg: "request_failed", ...fields }));
+}

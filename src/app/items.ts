@@ -1,0 +1,56 @@
+/**
+ * The item operations, the same on every entry point (POST /items, MCP `remember`, inbound email; search
+ * and reads over HTTP and MCP): the access rule is the store's, in SQL; here is what follows a write.
+ */
+import { AppError, notFound } from "../domain/errors";
+import type { ItemInput } from "../domain/item-schema";
+import type { SearchQuery } from "../domain/items";
+import { isUuid } from "../domain/memory";
+import { removeItemWithRedaction } from "../memory/deletion";
+import type { Services } from "./services";
+
+/**
+ * Stores `inputs` (validated) as `owner`'s items, all or nothing; the material-change notices commit with
+ * them, then the agents of everyone who gained material are told once each.
+ */
+export async function ingestItems(services: Services, owner: string, inputs: ItemInput[]) {
+  const { outcomes, affectedSubjects } = await services.items.upsert(owner, inputs);
+  await services.memoryEvents.notifyAgents(affectedSubjects, "ingest");
+  return outcomes;
+}
+
+/** What `subjectKey` may see that matches `query`. */
+export function searchItems(services: Pick<Services, "items">, subjectKey: string, query: SearchQuery) {
+  if (query.since && query.until && query.since >= query.until) {
+    throw new AppError("bad_request", '"since" must be before "until"');
+  }
+  return services.items.search(subjectKey, query);
+}
+
+/** One item `subjectKey` may see, with its links both ways; not_found otherwise. */
+export async function getItem(services: Pick<Services, "items">, subjectKey: string, id: string) {
+  const item = await services.items.get(subjectKey, id);
+  if (!item) throw notFound("Item");
+  return item;
+}
+
+/**
+ * The owner deletes the item; a direct sharee leaves the share. Either way every memory citing what is no
+ * longer visible is redacted in the same write. not_found when the caller cannot see it; forbidden when
+ * they see it only through a team (leaving the team is what ends that access).
+ */
+export async function removeItem(
+  services: Services,
+  subjectKey: string,
+  id: string,
+): Promise<"deleted" | "left"> {
+  const outcome = isUuid(id) ? await removeItemWithRedaction(services, subjectKey, id) : "not_found";
+  if (outcome === "not_found") throw notFound("Item");
+  if (outcome === "via_team") {
+    throw new AppError(
+      "forbidden",
+      "This item is shared with a team of yours; leaving the team ends your access",
+    );
+  }
+  return outcome;
+}

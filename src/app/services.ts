@@ -1,0 +1,40 @@
+/**
+ * What the operations work with: the ports, built per request (or cron / queue invocation) by the
+ * composition root. Every entry point receives one of these and hands it to the operations.
+ */
+import type { Config } from "../config/config";
+import type { Clock } from "../domain/clock";
+import type { HealthProbe } from "../domain/health";
+import type { IngestAddresses } from "../domain/ingest-addresses";
+import type { ItemStore } from "../domain/items";
+import type { MemoryEvents } from "../domain/memory-events";
+import type { WorkspaceStore } from "../domain/workspace-store";
+import type { ErasureStore } from "../memory/erasure-store";
+import type { MemoryAgents } from "../memory/memory-agents-port";
+import type { MemoryCache } from "../memory/memory-cache";
+import type { MemoryReader } from "../memory/memory-reader";
+import type { SweepQueue } from "../memory/sweep-fanout";
+import type { SweepCursorStore } from "../memory/sweep-plan";
+import type { SweepSource } from "../memory/sweep-source";
+import type { ErrorModel } from "./errors";
+
+export interface Services {
+  config: Config;
+  clock: Clock;
+  errors: ErrorModel;
+  health: HealthProbe;
+  memoryEvents: MemoryEvents;
+  items: ItemStore;
+  memoryReader: MemoryReader;
+  /** The edge cache (Workers KV), or noMemoryCache when the worker has none. */
+  memoryCache: MemoryCache;
+  erasure: ErasureStore;
+  sweepSource: SweepSource;
+  sweepQueue: SweepQueue;
+  sweepCursor: SweepCursorStore;
+  ingestAddresses: IngestAddresses;
+  workspaces: WorkspaceStore;
+  memoryAgents: MemoryAgents;
+  /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
+  defer(work: Promise<unknown>): Promise<void>;
+}

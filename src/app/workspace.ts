@@ -1,0 +1,78 @@
+/**
+ * The workspace's members and teams. Admins manage both (the entry points admit only admin tokens to the
+ * changes); a member sees the teams they belong to. Every change that ends someone's access redacts their
+ * memories in the same write (memory/workspace-changes.ts).
+ */
+import { AppError, notFound } from "../domain/errors";
+import { isTeamId, isUserId, type Team } from "../domain/workspaces";
+import { deleteTeam as deleteTeamWithRedaction, putTeam, removeMember } from "../memory/workspace-changes";
+import { type Caller, hasScope } from "./caller";
+import type { Services } from "./services";
+
+function userIdOf(value: string): string {
+  if (!isUserId(value)) throw new AppError("bad_request", "Not a valid user id");
+  return value;
+}
+
+export function listMembers(services: Services, caller: Caller) {
+  return services.workspaces.members(caller.workspaceId);
+}
+
+/** Adds the user, or adds back a removed one; `added` is false when they already were a member. */
+export async function addMember(services: Services, caller: Caller, user: string) {
+  const userId = userIdOf(user);
+  const added = await services.workspaces.addMember(caller.workspaceId, userId);
+  const member = (await services.workspaces.members(caller.workspaceId)).find((m) => m.userId === userId);
+  if (!member) throw new Error(`member ${userId} vanished after being added`);
+  return { member, added };
+}
+
+export async function removeWorkspaceMember(services: Services, caller: Caller, user: string) {
+  const userId = userIdOf(user);
+  if (userId === caller.userId) {
+    throw new AppError("bad_request", "An admin cannot remove themselves; ask another admin");
+  }
+  if (!(await removeMember(services, caller.workspaceId, userId))) throw notFound("Member");
+}
+
+/** An admin sees every team of the workspace; anyone else the teams they belong to. */
+export function listTeams(services: Pick<Services, "workspaces">, caller: Caller): Promise<Team[]> {
+  return hasScope(caller, "admin")
+    ? services.workspaces.teams(caller.workspaceId)
+    : teamsOf(services, caller);
+}
+
+/** The teams the caller belongs to (an admin's too: only members read a team's memory). */
+export function teamsOf(services: Pick<Services, "workspaces">, caller: Caller): Promise<Team[]> {
+  return services.workspaces.teams(caller.workspaceId, caller.userId);
+}
+
+/** The team, if the caller may see it: an admin always, anyone else only as a member; else not_found. */
+export async function visibleTeam(services: Services, caller: Caller, teamId: string): Promise<Team> {
+  const team = isTeamId(teamId) ? await services.workspaces.team(caller.workspaceId, teamId) : null;
+  if (!team || (!hasScope(caller, "admin") && !team.members.includes(caller.userId))) throw notFound("Team");
+  return team;
+}
+
+/** Creates or replaces the team (`created` says which); members dropped from it lose access at once. */
+export function replaceTeam(
+  services: Services,
+  caller: Caller,
+  teamId: string,
+  team: { name: string; members: string[] },
+) {
+  if (!isTeamId(teamId)) {
+    throw new AppError(
+      "bad_request",
+      "A team id is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+    );
+  }
+  return putTeam(services, caller.workspaceId, teamId, team);
+}
+
+/** Deletes the team with its memory, versions, runs and agent; not_found if there is none. */
+export async function deleteTeam(services: Services, caller: Caller, teamId: string) {
+  if (!isTeamId(teamId) || !(await deleteTeamWithRedaction(services, caller.workspaceId, teamId))) {
+    throw notFound("Team");
+  }
+}
