@@ -12,6 +12,7 @@ const fake = await startFakeLlm({ port, host });
 console.log(`Fake LLM listening on ${fake.url}
   Anthropic Messages:       POST ${fake.anthropicBaseUrl}/v1/messages
   OpenAI Chat Completions:  POST ${fake.openaiBaseUrl}/chat/completions
+  OpenAI Embeddings:        POST ${fake.openaiBaseUrl}/embeddings
   Control API:              ${fake.url}/__control (scripts, faults, requests, reset)
 
 Put these lines in .dev.vars to use it:

@@ -8,6 +8,8 @@ export interface Env {
   SWEEP_QUEUE: Queue<SweepMessage>;
   /** The edge cache of served memories and memberships (Workers KV); without it every read is Postgres. */
   MEMORY_CACHE?: KVNamespace;
+  /** Workers AI, for EMBEDDING_MODEL=workers-ai:<model> (embeddings/workers-ai.ts); no local simulation. */
+  AI?: Ai;
   DATABASE_URL: string;
   [setting: string]: unknown;
 }

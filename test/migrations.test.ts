@@ -24,6 +24,7 @@ describe("migrations applied to an empty database", () => {
     );
     expect(tables.map((t) => t.table_name)).toEqual(
       expect.arrayContaining([
+        "item_chunks",
         "item_links",
         "items",
         "memories",
@@ -32,6 +33,20 @@ describe("migrations applied to an empty database", () => {
         "sweep_cursors",
       ]),
     );
+  });
+
+  it("create pgvector 0.8 or later (the SQL uses nothing past Neon's 0.8.0) and a dimensionless embedding column", async () => {
+    const [extension] = await rows<{ extversion: string }>(
+      sql`select extversion from pg_extension where extname = 'vector'`,
+    );
+    const [major, minor] = (extension?.extversion ?? "0.0").split(".").map(Number);
+    expect(major! * 100 + minor!).toBeGreaterThanOrEqual(8);
+    const [vectorColumn] = await rows<{ udt_name: string; atttypmod: number }>(sql`
+      select c.udt_name, a.atttypmod from information_schema.columns c
+      join pg_attribute a on a.attrelid = 'item_chunks'::regclass and a.attname = c.column_name
+      where c.table_name = 'item_chunks' and c.column_name = 'embedding'`);
+    // No fixed dimension in the column type (-1): any model's vectors fit.
+    expect(vectorColumn).toEqual({ udt_name: "vector", atttypmod: -1 });
   });
 
   it("create the indexes the hot paths rely on", async () => {

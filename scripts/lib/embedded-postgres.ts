@@ -2,6 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { lockDataDir } from "./data-dir-lock";
 
@@ -24,8 +25,9 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const lock = options.dataDir ? lockDataDir(options.dataDir) : null;
-  // pg_trgm backs the search's people filter (drizzle/0006).
-  const extensions = { pg_trgm };
+  // pg_trgm backs the search's people filter (drizzle/0007); vector the item chunks' embeddings (drizzle/0009).
+  // Loading an extension only makes CREATE EXTENSION possible: the migrations create them.
+  const extensions = { pg_trgm, vector };
   const db = await PGlite.create(
     options.dataDir ? { dataDir: options.dataDir, extensions } : { extensions },
   ).catch((err: unknown) => {

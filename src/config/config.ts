@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { EmbeddingProvider, EmbeddingSettings } from "../domain/embeddings";
 import { AppError } from "../domain/errors";
 import type { LlmSettings } from "../domain/llm";
 
@@ -22,6 +23,18 @@ const modelRef = z
   .transform((value) => {
     const [provider, ...rest] = value.split(":");
     return { provider: provider as "anthropic" | "openai", model: rest.join(":") };
+  });
+
+/** `workers-ai:<model>` (the AI binding) or `openai:<model>` (an OpenAI-compatible embeddings endpoint). */
+const embeddingModelRef = z
+  .string()
+  .regex(/^(workers-ai|openai):\S+$/, 'must look like "workers-ai:<model>" or "openai:<model>"')
+  .transform((value) => {
+    const at = value.indexOf(":");
+    return {
+      provider: value.slice(0, at) as EmbeddingProvider,
+      model: value.slice(at + 1),
+    };
   });
 
 const optionalString = z
@@ -60,6 +73,18 @@ const rawSchema = z.object({
   ANTHROPIC_BASE_URL: optionalUrl,
   OPENAI_BASE_URL: optionalUrl,
   LLM_TIMEOUT_SECONDS: intSetting(120, 1, 600),
+
+  /** Unset: no embeddings, search is keyword-only. */
+  EMBEDDING_MODEL: optionalString.pipe(embeddingModelRef.optional()),
+  /** openai: the embeddings endpoint's base URL (default OPENAI_BASE_URL, else api.openai.com). */
+  EMBEDDING_BASE_URL: optionalUrl,
+  /**
+   * openai: asks the model for vectors of this length (text-embedding-3-*); workers-ai: must match the
+   * model's. At most 4,000, the longest vector pgvector's HNSW index takes (as halfvec).
+   */
+  EMBEDDING_DIMENSIONS: optionalString
+    .transform((v) => (v === undefined ? undefined : Number(v)))
+    .pipe(z.number("must be a whole number").int("must be a whole number").min(1).max(4000).optional()),
 
   /** Hours; fractions allowed (e.g. 0.01 = 36 s) so benchmarks and demos can make memories stale quickly. */
   MEMORY_TTL_HOURS: z.coerce
@@ -110,6 +135,7 @@ export interface Config {
   auth: Auth;
   mcp: { allowedOrigins: string[] };
   llm: LlmSettings;
+  embeddings?: EmbeddingSettings;
   memory: {
     ttlMs: number;
     minIntervalMs: number;
@@ -156,6 +182,7 @@ export function parseConfig(env: RawEnv): Config {
       openai: { apiKey: c.OPENAI_API_KEY, baseUrl: c.OPENAI_BASE_URL },
       timeoutMs: c.LLM_TIMEOUT_SECONDS * 1000,
     },
+    embeddings: parseEmbeddings(c),
     memory: {
       ttlMs: Math.round(c.MEMORY_TTL_HOURS * 3600_000),
       minIntervalMs: c.MIN_REFRESH_INTERVAL_MINUTES * 60_000,
@@ -179,6 +206,32 @@ export function parseConfig(env: RawEnv): Config {
     salvage: { minShare: c.SALVAGE_MIN_SHARE },
     inboundEmail: { domain: c.INGEST_EMAIL_DOMAIN ?? "ingest.localhost", maxBytes: c.INGEST_EMAIL_MAX_BYTES },
   };
+}
+
+function parseEmbeddings(c: z.infer<typeof rawSchema>): EmbeddingSettings | undefined {
+  if (!c.EMBEDDING_MODEL) {
+    const stray = (["EMBEDDING_BASE_URL", "EMBEDDING_DIMENSIONS"] as const).filter((k) => c[k] !== undefined);
+    if (stray.length > 0) {
+      throw new ConfigError(stray.map((setting) => ({ setting, message: "set EMBEDDING_MODEL too" })));
+    }
+    return undefined;
+  }
+  const { provider, model } = c.EMBEDDING_MODEL;
+  if (provider === "workers-ai") {
+    if (c.EMBEDDING_BASE_URL) {
+      throw new ConfigError([
+        { setting: "EMBEDDING_BASE_URL", message: "workers-ai embeddings go through the AI binding" },
+      ]);
+    }
+    return { provider, model, dimensions: c.EMBEDDING_DIMENSIONS };
+  }
+  const baseUrl = c.EMBEDDING_BASE_URL ?? c.OPENAI_BASE_URL;
+  if (!baseUrl && !c.OPENAI_API_KEY) {
+    throw new ConfigError([
+      { setting: "EMBEDDING_MODEL", message: "openai embeddings need OPENAI_API_KEY or EMBEDDING_BASE_URL" },
+    ]);
+  }
+  return { provider, model, dimensions: c.EMBEDDING_DIMENSIONS, baseUrl, apiKey: c.OPENAI_API_KEY };
 }
 
 function parseAuth(c: z.infer<typeof rawSchema>): Auth {

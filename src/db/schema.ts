@@ -18,6 +18,16 @@ import type { ModelUsage, Salvage, Statement, Verdict } from "../domain/memory";
 import { MEMORY_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+/**
+ * pgvector's `vector` without a fixed dimension, so one column holds any model's embeddings (each row's
+ * length is in `dimensions`); indexes fix the dimension per model (see itemChunks). Read and written as
+ * pgvector's text form, `[0.1,0.2,...]`.
+ */
+const vector = customType<{ data: number[]; driverData: string }>({
+  dataType: () => "vector",
+  toDriver: (value) => `[${value.join(",")}]`,
+  fromDriver: (value) => JSON.parse(value) as number[],
+});
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 export const items = pgTable(
@@ -232,5 +242,43 @@ export const teamMembers = pgTable(
   (t) => [
     primaryKey({ columns: [t.teamKey, t.memberKey] }),
     index("team_members_member_idx").on(t.memberKey),
+  ],
+);
+
+/**
+ * An item's body in chunks, each with its embedding by one model (an item has chunks of several models
+ * only while the configured model changes). `content_hash` is the item's content hash the chunk was made
+ * from: a chunk whose hash is not the item's current one is stale (search skips it; backfill redoes it).
+ * Offsets are the chunk's [start, end) in the body, in UTF-16 code units (JavaScript string indices);
+ * `snippet` is the beginning of that span, enough to show a search hit without reading the body.
+ *
+ * `embedding` has no dimension, so no index can be built on the column itself: each (model, dimensions)
+ * gets its own partial HNSW index over `embedding::vector(N)`, created by the code when the model is first
+ * used (db/item-chunks.ts ensureVectorIndex); rows of other dimensions fall outside its predicate.
+ */
+export const itemChunks = pgTable(
+  "item_chunks",
+  {
+    itemId: uuid("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
+    /** The embedder's id, "provider:model" (e.g. "workers-ai:@cf/baai/bge-small-en-v1.5"). */
+    model: text("model").notNull(),
+    dimensions: integer("dimensions").notNull(),
+    chunkIndex: integer("chunk_index").notNull(),
+    contentHash: text("content_hash").notNull(),
+    startOffset: integer("start_offset").notNull(),
+    endOffset: integer("end_offset").notNull(),
+    snippet: text("snippet").notNull(),
+    embedding: vector("embedding").notNull(),
+    embeddedAt: timestamptz("embedded_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.itemId, t.model, t.dimensions, t.chunkIndex] }),
+    check("item_chunks_dimensions_check", sql`vector_dims(${t.embedding}) = ${t.dimensions}`),
+    check(
+      "item_chunks_span_check",
+      sql`${t.chunkIndex} >= 0 and ${t.startOffset} >= 0 and ${t.endOffset} >= ${t.startOffset}`,
+    ),
   ],
 );

@@ -10,7 +10,14 @@
  *   await script.assertComplete();
  */
 import { env } from "cloudflare:workers";
-import type { FakeFault, FakeTurn, FaultState, RecordedRequest, ScriptState } from "./node/fake-llm/protocol";
+import type {
+  FakeFault,
+  FakeRole,
+  FakeTurn,
+  FaultState,
+  RecordedRequest,
+  ScriptState,
+} from "./node/fake-llm/protocol";
 
 export type {
   FakeFault,
@@ -37,10 +44,10 @@ export interface FaultHandle {
   remove(): Promise<void>;
 }
 
-type Role = "generator" | "judge";
+type Role = FakeRole;
 
 export interface FakeLlmControl {
-  /** The server's base URL; the SDKs use `${url}/anthropic` and `${url}/openai/v1`. */
+  /** The server's base URL; the SDKs use `${url}/anthropic` and `${url}/openai/v1` (chat and embeddings). */
   url: string;
   script(match: string, turns: FakeTurn[], options?: { role?: Role }): Promise<ScriptHandle>;
   fault(match: string, fault: FakeFault, options?: { times?: number; role?: Role }): Promise<FaultHandle>;

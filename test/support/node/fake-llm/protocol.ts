@@ -47,19 +47,27 @@ export type FakeFault =
   /** The reference memory as the final answer, but without <memory> tags. */
   | { kind: "missing_memory_tags" }
   /** submit_verdict with arguments that do not match its schema (or are not JSON at all). */
-  | { kind: "invalid_verdict"; variant?: "schema" | "json" };
+  | { kind: "invalid_verdict"; variant?: "schema" | "json" }
+  /** Embeddings only: a 200 answer with one embedding fewer than the inputs. */
+  | { kind: "missing_embedding" };
 
 export type FakeTurn = FakeReply | { fault: FakeFault };
 
 /**
+ * Which kind of request: "judge" requests offer the submit_verdict tool, "embedding" requests are
+ * POST /openai/v1/embeddings, "generator" all other chat requests.
+ */
+export type FakeRole = "generator" | "judge" | "embedding";
+
+/**
  * Which requests a script or fault applies to. `match` must occur in the request's system prompt, its
  * messages or its end-user identifier (what a real request carries anyway: the agent's first message names
- * the subject; every request of a run carries endUserIdOf(subject)). `role` narrows it: "judge" requests
- * are those offering the submit_verdict tool, "generator" all others.
+ * the subject; every request of a run carries endUserIdOf(subject)), or for an embeddings request in its
+ * model or one of its inputs. `role` narrows it (FakeRole).
  */
 export interface FakeSelector {
   match: string;
-  role?: "generator" | "judge";
+  role?: FakeRole;
 }
 
 export interface ScriptSpec extends FakeSelector {
@@ -99,7 +107,7 @@ export interface RecordedRequest {
   seq: number;
   at: string;
   provider: "anthropic" | "openai";
-  role: "generator" | "judge";
+  role: FakeRole;
   /** "fault:<id>", "script:<id>", "policy:generator", "policy:judge", "policy:none" or "invalid". */
   handledBy: string;
   status: number;
@@ -114,7 +122,7 @@ export interface RecordedRequest {
 export interface ScriptState {
   id: string;
   match: string;
-  role?: "generator" | "judge";
+  role?: FakeRole;
   consumed: number;
   remaining: FakeTurn[];
   requests: RecordedRequest[];
@@ -123,7 +131,7 @@ export interface ScriptState {
 export interface FaultState {
   id: string;
   match: string;
-  role?: "generator" | "judge";
+  role?: FakeRole;
   fault: FakeFault;
   remaining: number;
   hits: number;

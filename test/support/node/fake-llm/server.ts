@@ -2,9 +2,12 @@
  * The fake LLM server: one Node HTTP server speaking the real wire formats of
  *   Anthropic Messages         POST /anthropic/v1/messages          (SDK baseURL `${url}/anthropic`)
  *   OpenAI Chat Completions    POST /openai/v1/chat/completions     (SDK baseURL `${url}/openai/v1`)
+ *   OpenAI Embeddings          POST /openai/v1/embeddings           (same baseURL; embedding-vectors.ts)
  * Each request is answered by, in order: a registered fault that applies, the next turn of a registered
  * script that applies, or the default policy (the judge for requests offering submit_verdict, the
- * reference generator for requests offering research tools). Control API (JSON):
+ * reference generator for requests offering research tools). An embeddings request is answered by a fault
+ * that applies (role "embedding"; matched against its model and inputs) or the deterministic hashed
+ * features of embedding-vectors.ts. Control API (JSON):
  *   POST   /__control/scripts        { match, role?, turns }        -> 201 { id }
  *   GET    /__control/scripts/:id    -> { id, match, consumed, remaining, requests }
  *   DELETE /__control/scripts/:id    -> 204
@@ -26,6 +29,7 @@ import {
   renderAnthropicReply,
 } from "./anthropic-wire";
 import { judgeReply } from "./judge-policy";
+import { parseEmbeddingsRequest, renderEmbeddingsReply } from "./openai-embeddings-wire";
 import { checkOpenAiHeaders, openAiError, parseOpenAiRequest, renderOpenAiReply } from "./openai-wire";
 import type { FakeFault, FakeReply, FaultSpec, NeutralRequest, ScriptSpec } from "./protocol";
 import { referenceGeneratorReply, referenceMemoryBody } from "./reference-generator";
@@ -92,6 +96,7 @@ async function route(state: FakeLlmState, req: IncomingMessage, res: ServerRespo
     return provider(state, "anthropic", req, res);
   if (req.method === "POST" && path === "/openai/v1/chat/completions")
     return provider(state, "openai", req, res);
+  if (req.method === "POST" && path === "/openai/v1/embeddings") return embeddings(state, req, res);
   if (path.startsWith("/__control")) return control(state, req, res, path, url.searchParams);
   send(res, 404, { error: { message: `fake-llm: no route ${req.method} ${path}` } });
 }
@@ -194,6 +199,55 @@ async function provider(state: FakeLlmState, which: Provider, req: IncomingMessa
   );
 }
 
+async function embeddings(state: FakeLlmState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const bodyText = await readBody(req);
+  const requestId = idsFor(bodyText).make("req_", -2);
+  const record = (entry: { status: number; response: unknown; handledBy: string; body: unknown }) =>
+    state.record({ at: now(), provider: "openai", role: "embedding", neutral: null, ...entry });
+  const fail = (error: WireError, handledBy: string, body: unknown) => {
+    const payload = openAiError(error.status, error.message);
+    const headers: Record<string, string> = { "x-request-id": requestId };
+    if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+    send(res, error.status, payload, headers);
+    record({ status: error.status, response: payload, handledBy, body });
+  };
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyText);
+  } catch {
+    return fail({ status: 400, message: "Request body is not valid JSON" }, "invalid", bodyText);
+  }
+  const parsed = checkOpenAiHeaders(req.headers) ?? parseEmbeddingsRequest(body);
+  if (isWireError(parsed)) return fail(parsed, "invalid", body);
+
+  const selected = { text: `${parsed.model}\n${parsed.inputs.join("\n")}`, role: "embedding" } as const;
+  const closed = new AbortController();
+  res.on("close", () => closed.abort());
+  const skip = new Set<string>();
+  let handledBy = "policy:embeddings";
+  let drop = 0;
+  for (let fault = state.takeFault(selected, skip); fault; fault = state.takeFault(selected, skip)) {
+    skip.add(fault.id);
+    handledBy = `fault:${fault.id}`;
+    if (fault.fault.kind === "slow") {
+      await delay(fault.fault.delayMs, closed.signal);
+      continue;
+    }
+    if (fault.fault.kind === "missing_embedding") {
+      drop = 1;
+      break;
+    }
+    const error = httpFault(fault.fault, "openai") ?? {
+      status: 400,
+      message: `the fault ${fault.fault.kind} does not apply to embeddings (fake-llm)`,
+    };
+    return fail(error, handledBy, body);
+  }
+  const response = renderEmbeddingsReply(parsed, drop);
+  if (!closed.signal.aborted) send(res, 200, response, { "x-request-id": requestId });
+  record({ status: 200, response, handledBy, body });
+}
+
 function policyName(request: NeutralRequest, role: "generator" | "judge"): string {
   if (role === "judge") return "policy:judge";
   return request.tools.some((t) => RESEARCH_TOOLS.has(t.name)) ? "policy:generator" : "policy:none";
@@ -206,11 +260,8 @@ function policyReply(request: NeutralRequest, role: "generator" | "judge"): Fake
   return { text: "This is the fake LLM: no script, fault or policy applies to this request." };
 }
 
-/** A fault as an HTTP error, or as a (bad) reply. */
-function applyFault(
-  fault: Exclude<FakeFault, { kind: "slow" }>,
-  request: NeutralRequest,
-): WireError | FakeReply {
+/** The faults that are HTTP errors, in the provider's statuses; null for the others. */
+function httpFault(fault: FakeFault, provider: Provider): WireError | null {
   switch (fault.kind) {
     case "rate_limit":
       return {
@@ -221,7 +272,7 @@ function applyFault(
     case "server_error":
       return { status: fault.status ?? 500, message: "Internal server error (fake-llm fault)." };
     case "overloaded":
-      return request.provider === "anthropic"
+      return provider === "anthropic"
         ? { status: 529, message: "Overloaded (fake-llm fault)." }
         : {
             status: 503,
@@ -233,6 +284,24 @@ function applyFault(
         message: fault.message ?? `HTTP ${fault.status} (fake-llm fault).`,
         retryAfterSeconds: fault.retryAfterSeconds,
       };
+    default:
+      return null;
+  }
+}
+
+/** A fault as an HTTP error, or as a (bad) reply. */
+function applyFault(
+  fault: Exclude<FakeFault, { kind: "slow" }>,
+  request: NeutralRequest,
+): WireError | FakeReply {
+  const http = httpFault(fault, request.provider);
+  if (http) return http;
+  switch (fault.kind) {
+    case "rate_limit":
+    case "server_error":
+    case "overloaded":
+    case "http_error":
+      throw new Error("unreachable: an HTTP fault");
     case "malformed_tool_call": {
       const name = request.tools[0]?.name ?? TOOL_NAMES.readItem;
       const rawArguments = fault.variant === "not_object" ? '"E1"' : '{"ref": "E1", ';
@@ -243,6 +312,8 @@ function applyFault(
         text: `Here is the memory I wrote:\n\n${referenceMemoryBody(request)}`,
         stopReason: "end_turn",
       };
+    case "missing_embedding":
+      return { status: 400, message: "missing_embedding is a fault of embeddings requests (fake-llm)." };
     case "invalid_verdict":
       return {
         toolCalls: [
@@ -312,7 +383,8 @@ function parseSpec(text: string): Record<string, unknown> | null {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
     const spec = value as Record<string, unknown>;
     if (typeof spec.match !== "string" || spec.match === "") return null;
-    if (spec.role !== undefined && spec.role !== "generator" && spec.role !== "judge") return null;
+    if (spec.role !== undefined && !["generator", "judge", "embedding"].includes(String(spec.role)))
+      return null;
     return spec;
   } catch {
     return null;

@@ -1,5 +1,13 @@
 /** The fake LLM's mutable state: registered scripts and faults, and the recorded requests. */
-import type { FakeTurn, FaultSpec, FaultState, RecordedRequest, ScriptSpec, ScriptState } from "./protocol";
+import type {
+  FakeRole,
+  FakeTurn,
+  FaultSpec,
+  FaultState,
+  RecordedRequest,
+  ScriptSpec,
+  ScriptState,
+} from "./protocol";
 
 /** Recorded requests kept (oldest dropped first), so a long `npm run dev` session stays small. */
 const MAX_RECORDED = 2000;
@@ -11,7 +19,7 @@ interface Script extends Omit<ScriptState, "requests" | "remaining"> {
 
 interface Selected {
   text: string;
-  role: "generator" | "judge";
+  role: FakeRole;
 }
 
 const applies = (sel: { match: string; role?: string }, req: Selected) =>

@@ -1,0 +1,432 @@
+/**
+ * Item chunks and their embeddings in Postgres (pgvector; schema.ts itemChunks, drizzle/0009): what a
+ * queue consumer writes after embedding an item, what a backfill pages through, and the vector channel of
+ * search. Every function takes the embedding model as (model, dimensions): rows of other models or sizes
+ * are never read as this one's.
+ *
+ * Only SQL pgvector 0.8.0 has (Neon's version): `vector`, `halfvec`, `<=>`, HNSW with
+ * `hnsw.ef_search` and `hnsw.iterative_scan`.
+ */
+import { and, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type { EmbeddedChunk, EmbeddingKey, EmbeddingSource } from "../domain/item-embedding";
+import type { ItemKind } from "../domain/item-schema";
+import type { Db } from "./client";
+import { sha256Hex } from "./content-hash";
+import { visibleBranches, visibleTo } from "./item-rows";
+import { items } from "./schema";
+
+/** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
+export const HNSW_MAX_VECTOR_DIMENSIONS = 2000;
+export const HNSW_MAX_HALFVEC_DIMENSIONS = 4000;
+
+// ---------------------------------------------------------------------------------------------------
+// Writing an item's chunks
+
+export interface ChunkWriteTarget extends EmbeddingKey {
+  itemId: string;
+  /** The item's content hash the chunks were made from. */
+  contentHash: string;
+}
+
+/**
+ * Replaces the item's chunks of this model with `chunks`, in one statement, only if the item still
+ * exists with `contentHash`. The statement locks the item row (FOR SHARE) and re-checks the hash on its
+ * newest version, so an update or delete that commits first wins (nothing is written; `written: false`),
+ * and one that comes later waits for this write and then makes these chunks stale (a newer hash) or
+ * removes them (the cascade). Chunks past the new last index (the body got shorter) are deleted.
+ */
+export async function writeItemChunks(
+  db: Db,
+  target: ChunkWriteTarget,
+  chunks: EmbeddedChunk[],
+): Promise<{ written: boolean }> {
+  if (chunks.length === 0) throw new Error("an item has at least one chunk");
+  for (const chunk of chunks) {
+    if (chunk.embedding.length !== target.dimensions) {
+      throw new Error(
+        `chunk ${chunk.index} has ${chunk.embedding.length} dimensions, not ${target.dimensions}`,
+      );
+    }
+  }
+  const rows = chunks.map((c) => ({
+    i: c.index,
+    s: c.start,
+    e: c.end,
+    n: c.snippet,
+    v: vectorLiteral(c.embedding),
+  }));
+  const { model, dimensions, itemId, contentHash } = target;
+  const result = await db.execute(sql`
+    with target as (
+      select id from items where id = ${itemId}::uuid and content_hash = ${contentHash} for share
+    ), upserted as (
+      insert into item_chunks
+        (item_id, model, dimensions, chunk_index, content_hash, start_offset, end_offset, snippet, embedding)
+      select t.id, ${model}, ${dimensions}::int, r.i, ${contentHash}, r.s, r.e, r.n, r.v::vector
+      from target t cross join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(i int, s int, e int, n text, v text)
+      on conflict (item_id, model, dimensions, chunk_index) do update set
+        content_hash = excluded.content_hash, start_offset = excluded.start_offset,
+        end_offset = excluded.end_offset, snippet = excluded.snippet, embedding = excluded.embedding,
+        embedded_at = now()
+      returning 1
+    ), trimmed as (
+      delete from item_chunks c using target t
+      where c.item_id = t.id and c.model = ${model} and c.dimensions = ${dimensions}::int
+        and c.chunk_index >= ${chunks.length}::int
+      returning 1
+    )
+    select (select count(*) from target) as matched, (select count(*) from upserted) as written`);
+  const row = result.rows[0] as { matched: string | number } | undefined;
+  return { written: Number(row?.matched ?? 0) > 0 };
+}
+
+/**
+ * Deletes up to `limit` chunks of every other model or size (after the configured embedder changed);
+ * call again while it answers `limit`. Their HNSW indexes go with dropOtherVectorIndexes.
+ */
+export async function deleteOtherModelChunks(db: Db, keep: EmbeddingKey, limit = 5000): Promise<number> {
+  const result = await db.execute(sql`
+    delete from item_chunks where ctid = any(array(
+      select ctid from item_chunks
+      where not (model = ${keep.model} and dimensions = ${keep.dimensions}::int)
+      limit ${limit}::int))`);
+  return result.rowCount ?? 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Backfill
+
+export interface ItemToEmbed {
+  id: string;
+  contentHash: string;
+}
+
+export interface BackfillPage {
+  /** Items of the scanned window with no chunks of this model for their current content. */
+  items: ItemToEmbed[];
+  /** Where the next page starts (the last id scanned); null when the scan reached the end. */
+  nextAfter: string | null;
+}
+
+/**
+ * Keyset pages over all items by id: each reads at most `scan` items and answers those whose current
+ * content has no chunks of this model (never embedded, or changed since). A page's cost is bounded by
+ * `scan` whatever share of items is already embedded; a page may hold no items but a nextAfter.
+ */
+export async function listItemsToEmbed(
+  db: Db,
+  key: EmbeddingKey,
+  options: { after?: string; scan?: number } = {},
+): Promise<BackfillPage> {
+  const scan = Math.max(1, Math.min(options.scan ?? 1000, 10_000));
+  const after = options.after ? sql`where id > ${options.after}::uuid` : sql``;
+  const result = await db.execute(sql`
+    with window_ as (
+      select id, content_hash from items ${after} order by id limit ${scan}::int
+    )
+    select w.id, w.content_hash,
+      not exists (
+        select 1 from item_chunks c
+        where c.item_id = w.id and c.model = ${key.model} and c.dimensions = ${key.dimensions}::int
+          and c.chunk_index = 0 and c.content_hash = w.content_hash
+      ) as missing
+    from window_ w order by w.id`);
+  const rows = result.rows as { id: string; content_hash: string; missing: boolean | string }[];
+  const last = rows.at(-1);
+  return {
+    items: rows
+      .filter((r) => r.missing === true || r.missing === "t" || r.missing === "true")
+      .map((r) => ({ id: r.id, contentHash: r.content_hash })),
+    nextAfter: rows.length === scan && last ? last.id : null,
+  };
+}
+
+/**
+ * What chunking needs of these items (those that still exist), with the hash to write their chunks under;
+ * the body cut to its first `maxBodyChars` characters (EMBEDDING_MAX_BODY_CHARS: chunking reads no further).
+ */
+export async function loadEmbeddingSources(
+  db: Db,
+  ids: string[],
+  maxBodyChars: number,
+): Promise<EmbeddingSource[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select({
+      id: items.id,
+      kind: items.kind,
+      title: items.title,
+      body: sql<string>`left(${items.body}, ${maxBodyChars}::int)`,
+      contentHash: items.contentHash,
+    })
+    .from(items)
+    .where(inArray(items.id, ids));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// HNSW indexes, one per (model, dimensions)
+
+/**
+ * The index for a (model, dimensions): a partial HNSW index over `embedding::vector(N)` (halfvec(N) past
+ * 2,000 dimensions) restricted to that model's rows, so each model's vectors have the fixed size an
+ * index needs while the column takes any size. Its name is derived from the key (names are at most 63
+ * bytes; model ids can be longer).
+ */
+export async function vectorIndexName(key: EmbeddingKey): Promise<string> {
+  const hash = (await sha256Hex(`${key.model}\u0000${key.dimensions}`)).slice(0, 12);
+  return `item_chunks_hnsw_${key.dimensions}_${hash}`;
+}
+
+/**
+ * Creates the model's HNSW index if it does not exist yet (CONCURRENTLY: writes go on while it builds),
+ * and rebuilds one left invalid by an interrupted build. Idempotent; safe to call on every start or
+ * before the first write of a model. Answers whether it built one.
+ */
+export async function ensureVectorIndex(
+  db: Db,
+  key: EmbeddingKey,
+): Promise<{ name: string; created: boolean }> {
+  assertIndexable(key);
+  const name = await vectorIndexName(key);
+  const state = await indexState(db, name);
+  if (state === "valid" || state === "building") return { name, created: false };
+  if (state === "invalid") await db.execute(sql.raw(`drop index concurrently if exists ${quoteIdent(name)}`));
+  const { cast, ops } = vectorType(key.dimensions);
+  await db.execute(
+    sql.raw(
+      `create index concurrently if not exists ${quoteIdent(name)} on item_chunks using hnsw ` +
+        `((embedding::${cast}) ${ops}) where ${modelPredicate(key)}`,
+    ),
+  );
+  return { name, created: true };
+}
+
+/** Drops the HNSW indexes of other models (after deleteOtherModelChunks emptied them). */
+export async function dropOtherVectorIndexes(db: Db, keep: EmbeddingKey): Promise<string[]> {
+  const keepName = await vectorIndexName(keep);
+  const result = await db.execute(sql`
+    select indexname from pg_indexes
+    where schemaname = current_schema() and tablename = 'item_chunks'
+      and indexname like 'item_chunks_hnsw_%' and indexname <> ${keepName}`);
+  const names = (result.rows as { indexname: string }[]).map((r) => r.indexname);
+  for (const name of names)
+    await db.execute(sql.raw(`drop index concurrently if exists ${quoteIdent(name)}`));
+  return names;
+}
+
+async function indexState(db: Db, name: string): Promise<"missing" | "valid" | "invalid" | "building"> {
+  const result = await db.execute(sql`
+    select i.indisvalid,
+      exists (select 1 from pg_stat_progress_create_index p where p.index_relid = c.oid) as building
+    from pg_class c join pg_index i on i.indexrelid = c.oid
+    where c.relname = ${name} and c.relnamespace = current_schema()::regnamespace`);
+  const row = result.rows[0] as { indisvalid: boolean | string; building: boolean | string } | undefined;
+  if (!row) return "missing";
+  if (truthy(row.indisvalid)) return "valid";
+  return truthy(row.building) ? "building" : "invalid";
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Vector search
+
+export interface VectorSearchOptions {
+  /** Items to answer, best first (1-100; default 20). */
+  limit?: number;
+  kinds?: ItemKind[];
+  /** occurred_at >= since */
+  since?: Date;
+  /** occurred_at < until */
+  until?: Date;
+  /** How the nearest chunks are found (see vectorSearchQuery); "exact" by default. */
+  strategy?: "exact" | "index";
+}
+
+export interface VectorHit {
+  itemId: string;
+  /** Cosine distance of the item's best chunk (0 same direction, 2 opposite). */
+  distance: number;
+  chunkIndex: number;
+  snippet: string;
+}
+
+/** Chunks read per answered item: several chunks of one item can be the nearest. */
+const CHUNKS_PER_HIT = 4;
+const MAX_CHUNK_CANDIDATES = 400;
+
+/**
+ * The vector channel of search, as SQL: the `limit` items the viewer may see (the access rule of
+ * item-rows.ts, on the chunk's item) whose best current chunk (a chunk of the item's current content
+ * hash) is nearest to `query` by cosine distance, best first, each with that chunk's index and snippet.
+ * The nearest chunks are read first (up to CHUNKS_PER_HIT per hit), then grouped by item.
+ *
+ * Two plans for one answer (bench/vector-search.ts measures both):
+ * - "exact" (default): the viewer's items first, through the access rule's two indexed branches
+ *   (visibleBranches), then their chunks by primary key, every distance computed. Its cost follows the
+ *   viewer's own chunks, whoever else the table holds, and it is exact.
+ * - "index": shaped for the model's HNSW index (ensureVectorIndex): the ORDER BY is the index's
+ *   expression and the model's rows are named by literals, so the planner can match the partial index's
+ *   predicate; the access rule filters what the graph scan yields. Run it with vectorSearchSettings in the
+ *   same transaction (searchByVector does), so the scan goes on past chunks the viewer may not see
+ *   (iterative scan, up to hnsw.max_scan_tuples) instead of answering fewer items. Approximate; worth it
+ *   only for a viewer who sees a large share of the table's chunks.
+ */
+export function vectorSearchQuery(
+  subjectKey: string,
+  query: number[],
+  key: EmbeddingKey,
+  options: VectorSearchOptions = {},
+): SQL {
+  assertIndexable(key);
+  if (query.length !== key.dimensions) {
+    throw new Error(`the query vector has ${query.length} dimensions, not ${key.dimensions}`);
+  }
+  const limit = clampLimit(options.limit);
+  const candidates = Math.min(MAX_CHUNK_CANDIDATES, limit * CHUNKS_PER_HIT);
+  const filters = [
+    options.kinds?.length ? inArray(items.kind, options.kinds) : undefined,
+    options.since ? gte(items.occurredAt, options.since) : undefined,
+    options.until ? lt(items.occurredAt, options.until) : undefined,
+  ];
+  const nearest =
+    options.strategy === "index"
+      ? nearestByIndex(subjectKey, query, key, filters, candidates)
+      : nearestExact(subjectKey, query, key, filters, candidates);
+  return sql`
+    select best.item_id, best.chunk_index, best.snippet, best.distance from (
+      select distinct on (nearest.item_id) nearest.* from (${nearest}) nearest
+      order by nearest.item_id, nearest.distance
+    ) best
+    order by best.distance, best.item_id
+    limit ${limit}::int`;
+}
+
+function nearestByIndex(
+  subjectKey: string,
+  query: number[],
+  key: EmbeddingKey,
+  filters: (SQL | undefined)[],
+  candidates: number,
+): SQL {
+  const { cast } = vectorType(key.dimensions);
+  const distance = sql`(c.embedding::${sql.raw(cast)} <=> ${vectorLiteral(query)}::${sql.raw(cast)})`;
+  return sql`
+    select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
+    from item_chunks c join ${items} on ${items.id} = c.item_id
+    where ${sql.raw(modelPredicate(key, "c"))} and c.content_hash = ${items.contentHash}
+      and ${and(visibleTo(subjectKey), ...filters)}
+    order by ${distance}
+    limit ${candidates}::int`;
+}
+
+function nearestExact(
+  subjectKey: string,
+  query: number[],
+  key: EmbeddingKey,
+  filters: (SQL | undefined)[],
+  candidates: number,
+): SQL {
+  const [owned, shared] = visibleBranches(subjectKey);
+  // No cast in the ORDER BY, so no HNSW index can serve it: every distance of the viewer's chunks.
+  const distance = sql`(c.embedding <=> ${vectorLiteral(query)}::vector)`;
+  return sql`
+    select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
+    from (
+      select ${items.id} as id, ${items.contentHash} as content_hash from ${items}
+      where ${and(owned, ...filters)}
+      union all
+      select ${items.id}, ${items.contentHash} from (select * from ${items} where ${shared} offset 0) ${items}
+      where ${and(sql`true`, ...filters)}
+    ) v
+    join item_chunks c on c.item_id = v.id and ${sql.raw(modelPredicate(key, "c"))}
+      and c.content_hash = v.content_hash
+    order by ${distance}
+    limit ${candidates}::int`;
+}
+
+/** The session settings of a vector search (SET LOCAL: only for the transaction they run in). */
+export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
+  const candidates = Math.min(MAX_CHUNK_CANDIDATES, clampLimit(options.limit) * CHUNKS_PER_HIT);
+  return [
+    // pgvector 0.8.0: keep scanning the graph until enough rows pass the filters (the access rule).
+    sql.raw(`set local hnsw.iterative_scan = relaxed_order`),
+    sql.raw(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, candidates))}`),
+  ];
+}
+
+/**
+ * Runs vectorSearchQuery: one statement for "exact"; for "index", with its settings in one batch (one
+ * transaction over neon-http, which SET LOCAL needs).
+ */
+export async function searchByVector(
+  db: Db,
+  subjectKey: string,
+  query: number[],
+  key: EmbeddingKey,
+  options: VectorSearchOptions = {},
+): Promise<VectorHit[]> {
+  const statement = vectorSearchQuery(subjectKey, query, key, options);
+  let rows: Record<string, unknown>[];
+  if (options.strategy === "index") {
+    const statements = [...vectorSearchSettings(options), statement].map((s) => db.execute(s));
+    const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+    rows = results.at(-1)?.rows ?? [];
+  } else {
+    rows = (await db.execute(statement)).rows;
+  }
+  return rows.map((row) => ({
+    itemId: String(row.item_id),
+    distance: Number(row.distance),
+    chunkIndex: Number(row.chunk_index),
+    snippet: String(row.snippet),
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+/** pgvector's text form. 9 significant digits round-trip a float4, which is what pgvector stores. */
+export function vectorLiteral(vector: readonly number[]): string {
+  return `[${vector.map((x) => Number(x.toPrecision(9))).join(",")}]`;
+}
+
+function vectorType(dimensions: number): { cast: string; ops: string } {
+  return dimensions <= HNSW_MAX_VECTOR_DIMENSIONS
+    ? { cast: `vector(${dimensions})`, ops: "vector_cosine_ops" }
+    : { cast: `halfvec(${dimensions})`, ops: "halfvec_cosine_ops" };
+}
+
+/** The partial index's predicate; literals, so a query's WHERE proves it whatever its parameters. */
+function modelPredicate(key: EmbeddingKey, alias?: string): string {
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `${column("model")} = ${quoteLiteral(key.model)} and ${column("dimensions")} = ${key.dimensions}`;
+}
+
+function assertIndexable(key: EmbeddingKey): void {
+  if (
+    !Number.isInteger(key.dimensions) ||
+    key.dimensions < 1 ||
+    key.dimensions > HNSW_MAX_HALFVEC_DIMENSIONS
+  ) {
+    throw new Error(
+      `no HNSW index takes ${key.dimensions}-dimension vectors (1-${HNSW_MAX_HALFVEC_DIMENSIONS})`,
+    );
+  }
+  const control = [...key.model].some((ch) => ch.charCodeAt(0) < 0x20);
+  if (key.model === "" || control) throw new Error("invalid embedding model id");
+}
+
+function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return 20;
+  return Math.min(100, Math.max(1, Math.trunc(limit)));
+}
+
+/** A standard-conforming string literal (standard_conforming_strings is on by default since 9.1). */
+function quoteLiteral(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+const truthy = (value: unknown) => value === true || value === "t" || value === "true";

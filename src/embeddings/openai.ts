@@ -1,0 +1,137 @@
+/**
+ * Embedder over an OpenAI-compatible `/embeddings` endpoint through the official SDK's
+ * `embeddings.create`. The base URL is configurable (Ollama, vLLM, LiteLLM, ... and the tests' fake).
+ *
+ * Always `encoding_format: "float"`: without it the SDK asks for base64 and decodes the answer as base64,
+ * which servers other than OpenAI's may not send. `dimensions` is sent only when configured (only some
+ * models take it). Inputs are sent in batches within OpenAI's limits (2,048 inputs and 300,000 tokens a
+ * request), one batch at a time.
+ */
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  OpenAIError,
+} from "openai";
+import type { CreateEmbeddingResponse, EmbeddingCreateParams } from "openai/resources/embeddings";
+import { checkVectors, type Embedder, EmbeddingError, type EmbeddingPurpose } from "../domain/embeddings";
+import { batchesOf } from "./batches";
+import { embeddingErrorFromSdk } from "./embedding-errors";
+
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** Inputs per request: well under OpenAI's 2,048, so an answer of 1,536-float vectors stays a few MB. */
+export const OPENAI_MAX_INPUTS_PER_REQUEST = 128;
+/** Estimated tokens per request, under OpenAI's 300,000 (estimated at 3 characters a token, on the safe side). */
+export const OPENAI_MAX_TOKENS_PER_REQUEST = 250_000;
+/** For a model this adapter does not know: a conservative input size (chunks are sized from it). */
+const UNKNOWN_MODEL_MAX_INPUT_TOKENS = 512;
+
+/** The documented models: vector length without `dimensions`, and the longest input. */
+export const OPENAI_EMBEDDING_MODELS: Record<string, { dimensions: number; maxInputTokens: number }> = {
+  "text-embedding-3-small": { dimensions: 1536, maxInputTokens: 8191 },
+  "text-embedding-3-large": { dimensions: 3072, maxInputTokens: 8191 },
+  "text-embedding-ada-002": { dimensions: 1536, maxInputTokens: 8191 },
+};
+
+export interface OpenAiEmbedderOptions {
+  model: string;
+  apiKey: string;
+  /** Unset for api.openai.com. */
+  baseUrl?: string;
+  /** Sent as `dimensions` (text-embedding-3-* shorten their vectors to it). */
+  dimensions?: number;
+  timeoutMs: number;
+}
+
+const ERROR_CLASSES = {
+  APIError,
+  APIUserAbortError,
+  APIConnectionTimeoutError,
+  APIConnectionError,
+  BaseError: OpenAIError,
+};
+
+export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
+  const sdk = new OpenAI({
+    apiKey: options.apiKey,
+    // Explicit, so the SDK never falls back to process.env (populated from bindings under nodejs_compat).
+    baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+    timeout: options.timeoutMs,
+    // The caller (a queue consumer, a search) decides about retries.
+    maxRetries: 0,
+  });
+  const known = OPENAI_EMBEDDING_MODELS[options.model];
+  const dimensions = options.dimensions ?? known?.dimensions ?? null;
+  const provider = `openai:${options.model}`;
+  return {
+    model: provider,
+    dimensions,
+    maxInputTokens: known?.maxInputTokens ?? UNKNOWN_MODEL_MAX_INPUT_TOKENS,
+    async embed(texts: string[], _purpose: EmbeddingPurpose, callOptions = {}): Promise<number[][]> {
+      if (texts.length === 0) return [];
+      if (texts.some((t) => t.trim() === "")) {
+        throw new EmbeddingError("embedding_bad_request", `${provider}: cannot embed an empty text`, false);
+      }
+      const out: number[][] = [];
+      const batches = batchesOf(texts, {
+        maxItems: OPENAI_MAX_INPUTS_PER_REQUEST,
+        maxWeight: OPENAI_MAX_TOKENS_PER_REQUEST,
+        weight: (text) => Math.ceil(text.length / 3),
+      });
+      for (const batch of batches) {
+        const params: EmbeddingCreateParams = {
+          model: options.model,
+          input: batch,
+          encoding_format: "float",
+        };
+        if (options.dimensions !== undefined) params.dimensions = options.dimensions;
+        let response: CreateEmbeddingResponse;
+        try {
+          response = await sdk.embeddings.create(params, { signal: callOptions.signal });
+        } catch (err) {
+          throw embeddingErrorFromSdk(err, provider, ERROR_CLASSES);
+        }
+        // Every batch's vectors must have the length of the first batch's, when the model's is not known.
+        const expected = dimensions ?? out[0]?.length ?? null;
+        out.push(
+          ...checkVectors(provider, inIndexOrder(provider, response, batch.length), batch.length, expected),
+        );
+      }
+      return out;
+    },
+  };
+}
+
+/** The answer's vectors by their `index` (OpenAI sends them in order; compatible servers may not). */
+function inIndexOrder(provider: string, response: CreateEmbeddingResponse, count: number): number[][] {
+  const data = Array.isArray(response?.data) ? response.data : [];
+  if (data.length !== count) {
+    throw new EmbeddingError(
+      "embedding_bad_response",
+      `${provider}: asked for ${count} embeddings, got ${data.length}`,
+      false,
+    );
+  }
+  const vectors: number[][] = new Array(count);
+  for (const [position, entry] of data.entries()) {
+    const index = typeof entry?.index === "number" ? entry.index : position;
+    if (!Number.isInteger(index) || index < 0 || index >= count || vectors[index] !== undefined) {
+      throw new EmbeddingError(
+        "embedding_bad_response",
+        `${provider}: unexpected embedding index ${index}`,
+        false,
+      );
+    }
+    if (!Array.isArray(entry.embedding)) {
+      throw new EmbeddingError(
+        "embedding_bad_response",
+        `${provider}: embedding ${index} is not a list of floats (was encoding_format honoured?)`,
+        false,
+      );
+    }
+    vectors[index] = entry.embedding;
+  }
+  return vectors;
+}

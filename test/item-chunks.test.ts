@@ -1,0 +1,460 @@
+/**
+ * Item chunks in the real database (PGlite, or PostgreSQL with TEST_DATABASE_URL): writes fenced by the
+ * item's content hash, the cascade, other models' rows, backfill pages, the per-model HNSW index and the
+ * vector search under the access rule. Each test embeds under a model id of its own, so tests running at
+ * the same time never see each other's chunks.
+ */
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config/config";
+import { createDb } from "../src/db/client";
+import {
+  deleteOtherModelChunks,
+  ensureVectorIndex,
+  listItemsToEmbed,
+  loadEmbeddingSources,
+  searchByVector,
+  type VectorSearchOptions,
+  vectorIndexName,
+  vectorSearchQuery,
+  vectorSearchSettings,
+  writeItemChunks,
+} from "../src/db/item-chunks";
+import { createItemStore } from "../src/db/item-store";
+import { itemChunks, items } from "../src/db/schema";
+import type { EmbeddedChunk, EmbeddingKey } from "../src/domain/item-embedding";
+import type { ItemInput } from "../src/domain/item-schema";
+import { teamKey, userKey } from "../src/domain/workspaces";
+import { newUserId } from "./support/auth";
+import { workspaceStore } from "./support/workspaces";
+import { withTransaction } from "./support/ws-transaction";
+
+const config = parseConfig(env);
+const db = createDb(config);
+const store = createItemStore(db);
+const onPostgres = env.DATABASE_BACKEND === "postgres";
+
+const modelKey = (dimensions = 3): EmbeddingKey => ({ model: `test:${crypto.randomUUID()}`, dimensions });
+
+const input = (externalId: string, overrides: Partial<ItemInput> = {}): ItemInput => ({
+  source: "notes",
+  externalId,
+  kind: "note",
+  title: `Note ${externalId}`,
+  body: `Body of ${externalId}`,
+  occurredAt: new Date("2026-05-01T10:00:00Z"),
+  ...overrides,
+});
+
+/** Ingests items for `owner` and answers their ids and current content hashes, in order. */
+async function ingest(owner: string, inputs: ItemInput[]): Promise<{ id: string; hash: string }[]> {
+  const { outcomes } = await store.upsert(owner, inputs);
+  return Promise.all(outcomes.map(async (o) => ({ id: o.id, hash: await hashOf(o.id) })));
+}
+
+async function hashOf(id: string): Promise<string> {
+  const [row] = await db.select({ hash: items.contentHash }).from(items).where(eq(items.id, id));
+  if (!row) throw new Error(`no item ${id}`);
+  return row.hash;
+}
+
+const chunk = (index: number, embedding: number[], span: [number, number] = [0, 10]): EmbeddedChunk => ({
+  index,
+  start: span[0],
+  end: span[1],
+  snippet: `snippet ${index}`,
+  embedding,
+});
+
+async function chunksOf(itemId: string, key?: EmbeddingKey) {
+  const rows = await db
+    .select({
+      model: itemChunks.model,
+      dimensions: itemChunks.dimensions,
+      index: itemChunks.chunkIndex,
+      hash: itemChunks.contentHash,
+      start: itemChunks.startOffset,
+      end: itemChunks.endOffset,
+      snippet: itemChunks.snippet,
+      embedding: itemChunks.embedding,
+    })
+    .from(itemChunks)
+    .where(eq(itemChunks.itemId, itemId))
+    .orderBy(itemChunks.model, itemChunks.chunkIndex);
+  return key ? rows.filter((r) => r.model === key.model && r.dimensions === key.dimensions) : rows;
+}
+
+describe("writeItemChunks", () => {
+  it("stores the item's chunks with their spans, snippets, content hash and vectors", async () => {
+    const key = modelKey();
+    const [note] = await ingest(newUserId(), [input("a")]);
+    const write = await writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [
+      chunk(0, [0.1, 0.2, 0.3], [0, 40]),
+      chunk(1, [-1, 0, 2.5e-7], [34, 80]),
+    ]);
+    expect(write).toEqual({ written: true });
+    const rows = await chunksOf(note!.id, key);
+    expect(rows.map(({ embedding: _e, ...r }) => r)).toEqual([
+      { ...key, index: 0, hash: note!.hash, start: 0, end: 40, snippet: "snippet 0" },
+      { ...key, index: 1, hash: note!.hash, start: 34, end: 80, snippet: "snippet 1" },
+    ]);
+    // pgvector stores float4: the values come back to float4 precision.
+    expect(rows[0]!.embedding.map((x) => Math.fround(x))).toEqual([0.1, 0.2, 0.3].map(Math.fround));
+    expect(rows[1]!.embedding[2]).toBeCloseTo(2.5e-7, 12);
+  });
+
+  it("replaces the model's chunks on a rewrite and deletes those past the new last one", async () => {
+    const key = modelKey();
+    const [note] = await ingest(newUserId(), [input("a")]);
+    const target = { ...key, itemId: note!.id, contentHash: note!.hash };
+    await writeItemChunks(db, target, [chunk(0, [1, 0, 0]), chunk(1, [0, 1, 0]), chunk(2, [0, 0, 1])]);
+    await writeItemChunks(db, target, [chunk(0, [0, 0, 1], [0, 5])]);
+    const rows = await chunksOf(note!.id, key);
+    expect(rows.map((r) => [r.index, r.end, r.embedding])).toEqual([[0, 5, [0, 0, 1]]]);
+  });
+
+  it("writes nothing when the item changed since it was read: the newer content wins", async () => {
+    const key = modelKey();
+    const owner = newUserId();
+    const [before] = await ingest(owner, [input("a", { body: "first version" })]);
+    const [after] = await ingest(owner, [input("a", { body: "second version" })]);
+    expect(after!.hash).not.toBe(before!.hash);
+    const fresh = { ...key, itemId: after!.id, contentHash: after!.hash };
+    expect(await writeItemChunks(db, fresh, [chunk(0, [1, 0, 0])])).toEqual({ written: true });
+    // A slower writer that embedded the first version comes last: it must not replace the fresh chunks.
+    const stale = { ...key, itemId: before!.id, contentHash: before!.hash };
+    expect(await writeItemChunks(db, stale, [chunk(0, [0, 1, 0]), chunk(1, [0, 0, 1])])).toEqual({
+      written: false,
+    });
+    const rows = await chunksOf(after!.id, key);
+    expect(rows.map((r) => [r.index, r.hash, r.embedding])).toEqual([[0, after!.hash, [1, 0, 0]]]);
+  });
+
+  it("writes nothing for an item deleted before the write", async () => {
+    const key = modelKey();
+    const [note] = await ingest(newUserId(), [input("a")]);
+    await db.delete(items).where(eq(items.id, note!.id));
+    const write = await writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [
+      chunk(0, [1, 0, 0]),
+    ]);
+    expect(write).toEqual({ written: false });
+    expect(await chunksOf(note!.id)).toEqual([]);
+  });
+
+  it("loses the chunks with the item: deleting the item deletes them (cascade)", async () => {
+    const [a, b] = [modelKey(), modelKey(4)];
+    const [note, other] = await ingest(newUserId(), [input("a"), input("b")]);
+    await writeItemChunks(db, { ...a, itemId: note!.id, contentHash: note!.hash }, [chunk(0, [1, 0, 0])]);
+    await writeItemChunks(db, { ...b, itemId: note!.id, contentHash: note!.hash }, [chunk(0, [1, 0, 0, 1])]);
+    await writeItemChunks(db, { ...a, itemId: other!.id, contentHash: other!.hash }, [chunk(0, [0, 1, 0])]);
+    expect(await chunksOf(note!.id)).toHaveLength(2);
+    await db.delete(items).where(eq(items.id, note!.id));
+    expect(await chunksOf(note!.id)).toEqual([]);
+    expect(await chunksOf(other!.id)).toHaveLength(1);
+  });
+
+  it("refuses a vector of another size than the model's, before the database sees it", async () => {
+    const key = modelKey(3);
+    const [note] = await ingest(newUserId(), [input("a")]);
+    await expect(
+      writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [chunk(0, [1, 0])]),
+    ).rejects.toThrow(/2 dimensions, not 3/);
+  });
+
+  it.runIf(onPostgres)(
+    "waits for an update that holds the item and then writes nothing, since the item's hash changed",
+    async () => {
+      const key = modelKey();
+      const [note] = await ingest(newUserId(), [input("a", { body: "before the update" })]);
+      let writing: Promise<{ written: boolean }> | undefined;
+      await withTransaction(config, async (tx) => {
+        await tx.execute(
+          sql`update items set body = 'after', content_hash = 'changed' where id = ${note!.id}`,
+        );
+        writing = writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [
+          chunk(0, [1, 0, 0]),
+        ]);
+        await untilWaitingOnLock("item_chunks");
+      });
+      expect(await writing).toEqual({ written: false });
+      expect(await chunksOf(note!.id)).toEqual([]);
+    },
+  );
+
+  it.runIf(onPostgres)("writes once an update that held the item rolls back", async () => {
+    const key = modelKey();
+    const [note] = await ingest(newUserId(), [input("a")]);
+    let writing: Promise<{ written: boolean }> | undefined;
+    await withTransaction(config, async (tx) => {
+      await tx.execute(sql`update items set content_hash = 'changed' where id = ${note!.id}`);
+      writing = writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [
+        chunk(0, [1, 0, 0]),
+      ]);
+      await untilWaitingOnLock("item_chunks");
+      throw new RollBack();
+    }).catch((err: unknown) => {
+      if (!(err instanceof RollBack)) throw err;
+    });
+    expect(await writing).toEqual({ written: true });
+    expect(await chunksOf(note!.id, key)).toHaveLength(1);
+  });
+});
+
+class RollBack extends Error {}
+
+/** Until a statement mentioning `text` waits on a lock (bounded: 200 looks at pg_stat_activity). */
+async function untilWaitingOnLock(text: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await db.execute(sql`
+      select count(*)::int as n from pg_stat_activity
+      where wait_event_type = 'Lock' and query like ${`%${text}%`} and pid <> pg_backend_pid()`);
+    if (Number((rows[0] as { n: number }).n) > 0) return;
+    await scheduler.wait(25);
+  }
+  throw new Error(`no statement on ${text} started waiting for a lock`);
+}
+
+describe("deleteOtherModelChunks", () => {
+  it("deletes the chunks of other models and of other sizes of the same model, a bounded number at a time", async () => {
+    const keep = modelKey(3);
+    const [note] = await ingest(newUserId(), [input("a")]);
+    const target = { itemId: note!.id, contentHash: note!.hash };
+    await writeItemChunks(db, { ...keep, ...target }, [chunk(0, [1, 0, 0])]);
+    await writeItemChunks(db, { ...keep, dimensions: 2, ...target }, [chunk(0, [1, 0]), chunk(1, [0, 1])]);
+    await writeItemChunks(db, { model: `${keep.model}-old`, dimensions: 3, ...target }, [
+      chunk(0, [0, 1, 0]),
+    ]);
+    // Other tests' chunks are "other models" too: delete in bounded steps until ours are gone.
+    for (let round = 0; round < 1000 && (await chunksOf(note!.id)).length > 1; round++) {
+      expect(await deleteOtherModelChunks(db, keep, 2)).toBeLessThanOrEqual(2);
+    }
+    const rows = await chunksOf(note!.id);
+    expect(rows.map((r) => [r.model, r.dimensions])).toEqual([[keep.model, 3]]);
+  });
+});
+
+describe("listItemsToEmbed", () => {
+  it("pages through every item by id in bounded windows, listing those with no current chunks of the model", async () => {
+    const key = modelKey();
+    const owner = newUserId();
+    const [embedded, never, changed] = await ingest(owner, [input("a"), input("b"), input("c")]);
+    await writeItemChunks(db, { ...key, itemId: embedded!.id, contentHash: embedded!.hash }, [
+      chunk(0, [1, 0, 0]),
+    ]);
+    await writeItemChunks(db, { ...key, itemId: changed!.id, contentHash: changed!.hash }, [
+      chunk(0, [1, 0, 0]),
+    ]);
+    await ingest(owner, [input("c", { body: "changed since it was embedded" })]);
+
+    const listed = new Map<string, string>();
+    let after: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await listItemsToEmbed(db, key, { after, scan: 50 });
+      expect(page.items.length).toBeLessThanOrEqual(50);
+      for (const item of page.items) {
+        expect(listed.has(item.id)).toBe(false);
+        listed.set(item.id, item.contentHash);
+      }
+      pages++;
+      if (page.nextAfter === null) break;
+      expect(page.nextAfter > (after ?? "")).toBe(true);
+      after = page.nextAfter;
+      expect(pages).toBeLessThan(10_000);
+    }
+    expect(listed.has(embedded!.id)).toBe(false);
+    expect(listed.get(never!.id)).toBe(never!.hash);
+    expect(listed.get(changed!.id)).toBe(await hashOf(changed!.id));
+  });
+
+  it("loads what chunking needs of the listed items, the body cut to the given length", async () => {
+    const [note] = await ingest(newUserId(), [
+      input("a", { kind: "doc", title: "Plan", body: "x".repeat(500) }),
+    ]);
+    const [source] = await loadEmbeddingSources(db, [note!.id, crypto.randomUUID()], 100);
+    expect(source).toEqual({
+      id: note!.id,
+      kind: "doc",
+      title: "Plan",
+      body: "x".repeat(100),
+      contentHash: note!.hash,
+    });
+  });
+});
+
+describe("ensureVectorIndex", () => {
+  it("creates a partial HNSW cosine index over the model's vectors at their size, once", async () => {
+    const key = modelKey(8);
+    const first = await ensureVectorIndex(db, key);
+    expect(first).toEqual({ name: await vectorIndexName(key), created: true });
+    expect(await ensureVectorIndex(db, key)).toEqual({ name: first.name, created: false });
+    const definition = await indexDefinition(first.name);
+    expect(definition).toMatch(/USING hnsw \(\(\(embedding\)::vector\(8\)\) vector_cosine_ops\)/);
+    expect(definition).toContain(`WHERE ((model = '${key.model}'::text) AND (dimensions = 8))`);
+    await dropIndex(first.name);
+  });
+
+  it("indexes vectors past 2,000 dimensions as halfvec, and quotes a model id with a quote in it", async () => {
+    const key = { model: `test:${crypto.randomUUID()}'s`, dimensions: 3072 };
+    const { name } = await ensureVectorIndex(db, key);
+    const definition = await indexDefinition(name);
+    expect(definition).toMatch(/\(\(embedding\)::halfvec\(3072\)\) halfvec_cosine_ops/);
+    expect(definition).toContain(`'${key.model.replace("'", "''")}'::text`);
+    await dropIndex(name);
+  });
+
+  it("refuses a size no HNSW index takes", async () => {
+    await expect(ensureVectorIndex(db, modelKey(4001))).rejects.toThrow(/4001-dimension/);
+  });
+});
+
+async function indexDefinition(name: string): Promise<string> {
+  const { rows } = await db.execute(sql`select indexdef from pg_indexes where indexname = ${name}`);
+  return String((rows[0] as { indexdef: string } | undefined)?.indexdef);
+}
+
+async function dropIndex(name: string): Promise<void> {
+  await db.execute(sql.raw(`drop index if exists "${name}"`));
+}
+
+describe("searchByVector", () => {
+  /** Two users and a team; ada owns items, ben sees some of them through sharing. */
+  async function world() {
+    const workspace = `vec-${crypto.randomUUID().slice(0, 8)}`;
+    const [ada, ben, cy] = ["ada", "ben", "cy"].map((u) => userKey(workspace, u)) as [string, string, string];
+    const members = workspaceStore();
+    for (const user of ["ada", "ben", "cy"]) await members.addMember(workspace, user);
+    await members.putTeam(workspace, "pay", { name: "Payments", members: ["ben"] }, new Date());
+    const key = modelKey(3);
+    const [mine, sharedWithBen, sharedWithTeam, task] = await ingest(ada, [
+      input("mine", { body: "ada's private note" }),
+      input("ben", { body: "for ben", sharedWith: ["ben"] }),
+      input("team", { body: "for the team", sharedWith: ["team:pay"] }),
+      input("task", { kind: "task", body: "a task", sharedWith: ["ben"] }),
+    ]);
+    const [cysOwn] = await ingest(cy, [input("cy", { body: "cy's own" })]);
+    const embed = async (item: { id: string; hash: string }, ...vectors: number[][]) =>
+      writeItemChunks(
+        db,
+        { ...key, itemId: item.id, contentHash: item.hash },
+        vectors.map((v, i) => chunk(i, v, [i * 10, i * 10 + 10])),
+      );
+    return {
+      ada,
+      ben,
+      cy,
+      key,
+      mine: mine!,
+      sharedWithBen: sharedWithBen!,
+      sharedWithTeam: sharedWithTeam!,
+      task: task!,
+      cysOwn: cysOwn!,
+      embed,
+      teamKey: teamKey(workspace, "pay"),
+    };
+  }
+
+  describe.each<{ strategy: "exact" | "index" }>([{ strategy: "exact" }, { strategy: "index" }])(
+    "with the $strategy plan",
+    ({ strategy }) => {
+      const search = (
+        viewer: string,
+        query: number[],
+        key: EmbeddingKey,
+        options: VectorSearchOptions = {},
+      ) => searchByVector(db, viewer, query, key, { ...options, strategy });
+
+      it("answers what the viewer may see, nearest best chunk first, each item once with that chunk", async () => {
+        const w = await world();
+        await w.embed(w.mine, [1, 0, 0]);
+        await w.embed(w.sharedWithBen, [0, 1, 0], [0.9, 0.1, 0]);
+        await w.embed(w.sharedWithTeam, [0.7, 0.7, 0]);
+        await w.embed(w.task, [0, 0, 1]);
+        await w.embed(w.cysOwn, [1, 0, 0]);
+        const query = [1, 0.05, 0];
+
+        const forAda = await search(w.ada, query, w.key);
+        expect(forAda.map((h) => h.itemId)).toEqual([
+          w.mine.id,
+          w.sharedWithBen.id,
+          w.sharedWithTeam.id,
+          w.task.id,
+        ]);
+        expect(forAda[1]).toMatchObject({ chunkIndex: 1, snippet: "snippet 1" });
+        expect(forAda[0]!.distance).toBeLessThan(forAda[1]!.distance);
+        expect(forAda[3]!.distance).toBeCloseTo(1, 5);
+
+        // ben: what is shared with him and with his team, never ada's private note or cy's item.
+        const forBen = await search(w.ben, query, w.key);
+        expect(forBen.map((h) => h.itemId)).toEqual([w.sharedWithBen.id, w.sharedWithTeam.id, w.task.id]);
+        // The team's own subject sees what is shared with it.
+        expect((await search(w.teamKey, query, w.key)).map((h) => h.itemId)).toEqual([w.sharedWithTeam.id]);
+        expect((await search(w.cy, query, w.key)).map((h) => h.itemId)).toEqual([w.cysOwn.id]);
+      });
+
+      it("applies the limit and the kind and time filters", async () => {
+        const w = await world();
+        for (const item of [w.mine, w.sharedWithBen, w.sharedWithTeam, w.task])
+          await w.embed(item, [1, 0, 0]);
+        expect(await search(w.ada, [1, 0, 0], w.key, { limit: 2 })).toHaveLength(2);
+        const tasks = await search(w.ada, [1, 0, 0], w.key, { kinds: ["task"] });
+        expect(tasks.map((h) => h.itemId)).toEqual([w.task.id]);
+        expect(await search(w.ada, [1, 0, 0], w.key, { since: new Date("2026-05-02T00:00:00Z") })).toEqual(
+          [],
+        );
+        expect(
+          await search(w.ada, [1, 0, 0], w.key, { until: new Date("2026-05-02T00:00:00Z") }),
+        ).toHaveLength(4);
+      });
+
+      it("skips chunks of an item's older content and chunks of other models", async () => {
+        const w = await world();
+        await w.embed(w.mine, [1, 0, 0]);
+        await w.embed(w.task, [0.5, 0.5, 0]);
+        await writeItemChunks(
+          db,
+          {
+            model: `${w.key.model}-other`,
+            dimensions: 3,
+            itemId: w.sharedWithBen.id,
+            contentHash: w.sharedWithBen.hash,
+          },
+          [chunk(0, [1, 0, 0])],
+        );
+        await ingest(w.ada, [input("mine", { body: "ada's note, rewritten" })]);
+        expect((await search(w.ada, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.task.id]);
+      });
+
+      it("stops showing an item to a sharee from the moment it is unshared", async () => {
+        const w = await world();
+        await w.embed(w.sharedWithBen, [1, 0, 0]);
+        expect((await search(w.ben, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.sharedWithBen.id]);
+        await ingest(w.ada, [input("ben", { body: "for ben" })]);
+        expect(await search(w.ben, [1, 0, 0], w.key)).toEqual([]);
+      });
+    },
+  );
+
+  it("plans the index strategy on the model's HNSW index, and the exact one never on it", async () => {
+    const w = await world();
+    await w.embed(w.mine, [1, 0, 0]);
+    const { name } = await ensureVectorIndex(db, w.key);
+    const planOf = async (strategy: "exact" | "index") => {
+      const query = vectorSearchQuery(w.ada, [1, 0, 0], w.key, { strategy });
+      const results = await db.batch([
+        db.execute(sql`set local enable_seqscan = off`),
+        ...vectorSearchSettings().map((s) => db.execute(s)),
+        db.execute(sql`explain ${query}`),
+      ]);
+      return (results.at(-1)?.rows ?? []).map((r) => String(r["QUERY PLAN"])).join("\n");
+    };
+    expect(await planOf("index")).toContain(name);
+    expect(await planOf("exact")).not.toContain(name);
+    for (const strategy of ["exact", "index"] as const) {
+      const hits = await searchByVector(db, w.ada, [1, 0, 0], w.key, { strategy });
+      expect(hits.map((h) => h.itemId)).toEqual([w.mine.id]);
+    }
+    await dropIndex(name);
+  });
+});
