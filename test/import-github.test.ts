@@ -104,8 +104,19 @@ describe("the GitHub parser", () => {
     const { items, errors } = collect(parseGithub({ path: "paginated.json", text }));
     expect(errors).toEqual([]);
     expect(items).toHaveLength(13);
-    expect(collect(parseGithub({ path: "cut.json", text: text.slice(0, -20) })).errors).toEqual([
-      expect.objectContaining({ message: "not valid JSON", at: { file: "cut.json", position: "file" } }),
+  });
+
+  it("streams a file cut short: the records before the cut import, the cut one is an error", () => {
+    const issues = JSON.parse(pages) as unknown[];
+    const text = `${JSON.stringify(issues.slice(0, 3), null, 2)}\n${JSON.stringify(issues.slice(3))}`;
+    const cut = collect(parseGithub({ path: "cut.json", text: text.slice(0, -20) }));
+    expect(cut.items).toHaveLength(12);
+    expect(cut.errors).toEqual([
+      {
+        type: "error",
+        message: "not valid JSON: the file ends inside this record",
+        at: { file: "cut.json", position: "page 2 record 10" },
+      },
     ]);
   });
 

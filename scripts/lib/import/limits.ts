@@ -1,0 +1,45 @@
+/**
+ * The import's size limits: one place for their CLI flags (in MB), their defaults and what each bounds.
+ * A hostile or broken export stops at a limit with a reason instead of exhausting memory or time.
+ */
+
+export interface ImportLimits {
+  /** A file read whole: on disk (.ics, .vtt/.srt, a Markdown note, a Slack JSON file) or inside a .zip. */
+  maxFileBytes: number;
+  /** A Slack export in all: the bytes inflated from its .zip, or its loose files together. */
+  maxExportBytes: number;
+  /** One record of a streamed file: an mbox message, an .eml file, a vCard, a GitHub or ChatGPT JSON record. */
+  maxRecordBytes: number;
+  /** One vCard value (a NOTE, an address…): cut at the limit, the cut named in metadata.truncatedValues. */
+  maxValueBytes: number;
+}
+
+export type LimitName = keyof ImportLimits;
+
+export const LIMIT_FLAGS: Record<LimitName, { flag: string; defaultMb: number }> = {
+  maxFileBytes: { flag: "max-file-mb", defaultMb: 128 },
+  maxExportBytes: { flag: "max-export-mb", defaultMb: 1024 },
+  maxRecordBytes: { flag: "max-record-mb", defaultMb: 64 },
+  maxValueBytes: { flag: "max-value-mb", defaultMb: 1 },
+};
+
+const MB = 1024 * 1024;
+
+export const DEFAULT_LIMITS: ImportLimits = {
+  maxFileBytes: LIMIT_FLAGS.maxFileBytes.defaultMb * MB,
+  maxExportBytes: LIMIT_FLAGS.maxExportBytes.defaultMb * MB,
+  maxRecordBytes: LIMIT_FLAGS.maxRecordBytes.defaultMb * MB,
+  maxValueBytes: LIMIT_FLAGS.maxValueBytes.defaultMb * MB,
+};
+
+/** `128 MB (--max-file-mb)`: a limit as the reports name it. */
+export function limitText(limits: ImportLimits, name: LimitName): string {
+  return `${Number((limits[name] / MB).toFixed(3))} MB (--${LIMIT_FLAGS[name].flag})`;
+}
+
+/** Megabytes as a flag gives them (decimals allowed: 0.5) → bytes; null when not a positive number. */
+export function megabytesToBytes(text: string): number | null {
+  if (!/^\d+(\.\d+)?$/.test(text.trim())) return null;
+  const bytes = Math.floor(Number(text) * MB);
+  return bytes >= 1 && bytes <= 64 * 1024 * MB ? bytes : null;
+}
