@@ -41,8 +41,12 @@ export class JsonRecordSplitter {
   // NDJSON: the current line's number.
   private line = 1;
 
-  constructor(options: { maxRecordBytes?: number } = {}) {
+  /** `recordLimit` names the limit in the skip reason (default: its size). */
+  private readonly recordLimit: string;
+
+  constructor(options: { maxRecordBytes?: number; recordLimit?: string } = {}) {
     this.maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
+    this.recordLimit = options.recordLimit ?? megabytes(this.maxRecordBytes);
     this.record = new ByteBuffer(this.maxRecordBytes);
   }
 
@@ -156,7 +160,7 @@ export class JsonRecordSplitter {
       this.index++;
       out.push({
         type: "skipped",
-        reason: `record over the size limit (${megabytes(this.maxRecordBytes)})`,
+        reason: `record over ${this.recordLimit}`,
         position,
       });
       return;

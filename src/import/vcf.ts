@@ -22,8 +22,9 @@ export interface VcfOptions {
   fallbackDate: string;
   /** A value keeps at most this many bytes (the rest is cut and named in metadata.truncatedValues). */
   maxValueBytes?: number;
-  /** A card keeping more than this is skipped with a reason. */
+  /** A card keeping more than this is skipped with a reason, which names the limit as `cardLimit` (default: its size). */
   maxCardBytes?: number;
+  cardLimit?: string;
 }
 
 /** Metadata lists stay far below the API's 10,000 values and 256 KB of metadata. */
@@ -70,8 +71,8 @@ export class VcfParser {
     const at = { file: this.path, position: `card ${piece.index} (line ${piece.line})` };
     if (piece.type === "unterminated") return { type: "error", message: "card without END:VCARD", at };
     if (piece.type === "oversized") {
-      const limit = megabytes(this.options.maxCardBytes ?? MAX_CARD_BYTES);
-      return { type: "skipped", reason: `card over the size limit (${limit})`, at };
+      const limit = this.options.cardLimit ?? megabytes(this.options.maxCardBytes ?? MAX_CARD_BYTES);
+      return { type: "skipped", reason: `card over ${limit}`, at };
     }
     return cardEvent(
       piece.properties.map((p) => decodeProperty(p)),

@@ -2,6 +2,7 @@
  * The import's size limits: one place for their CLI flags (in MB), their defaults and what each bounds.
  * A hostile or broken export stops at a limit with a reason instead of exhausting memory or time.
  */
+import type { ImportEvent } from "../../../src/import/records";
 
 export interface ImportLimits {
   /** A file read whole: on disk (.ics, .vtt/.srt, a Markdown note, a Slack JSON file) or inside a .zip. */
@@ -42,4 +43,17 @@ export function megabytesToBytes(text: string): number | null {
   if (!/^\d+(\.\d+)?$/.test(text.trim())) return null;
   const bytes = Math.floor(Number(text) * MB);
   return bytes >= 1 && bytes <= 64 * 1024 * MB ? bytes : null;
+}
+
+/** The error for a file too big to read whole, or null when it fits. */
+export function oversizedFile(
+  file: { path: string; size: number },
+  limits: ImportLimits,
+): ImportEvent | null {
+  if (file.size <= limits.maxFileBytes) return null;
+  return {
+    type: "error",
+    message: `the file is ${file.size} bytes, over ${limitText(limits, "maxFileBytes")}: not read`,
+    at: { file: file.path, position: "file" },
+  };
 }

@@ -21,8 +21,9 @@ export type ZipRead =
   | { type: "file"; path: string; text: string }
   | { type: "error"; path: string; message: string };
 
-/** Compressed bytes fed to the inflater at a time: DEFLATE inflates at most ~1,032×, so ≤ 33 MB a step. */
-const SLICE_BYTES = 32 * 1024;
+/** Compressed bytes fed to the inflater at a time: DEFLATE inflates at most ~1,032×, so ≤ 17 MB a step. */
+const SLICE_BYTES = 16 * 1024;
+const EMPTY = new Uint8Array(0);
 
 export async function* unzipTextFiles(
   source: RandomAccess,
@@ -93,8 +94,8 @@ async function inflateEntry(
     if (!(error instanceof ZipFormatError)) throw error;
     return { type: "failed", message: error.message, inflated: 0 };
   }
-  const decoder = new TextDecoder("utf-8");
-  const parts: string[] = [];
+  // Bytes are kept as inflated and decoded only once the entry is known to be within its limit.
+  const parts: Uint8Array[] = [];
   let inflated = 0;
   let over: "entry-limit" | "total-limit" | null = null;
   let ended = entry.compressedSize === 0;
@@ -103,7 +104,7 @@ async function inflateEntry(
     inflated += data.length;
     if (inflated > limits.maxEntryBytes) over = "entry-limit";
     else if (inflated > totalLeft) over = "total-limit";
-    else parts.push(decoder.decode(data, { stream: !final }));
+    else parts.push(data);
     if (final) ended = true;
   };
   const inflater = entry.method === 8 ? new Inflate(take) : null;
@@ -121,5 +122,16 @@ async function inflateEntry(
   }
   if (over) return { type: over, inflated };
   if (!ended) return { type: "failed", message: "the entry's compressed data ends early", inflated };
-  return { type: "text", text: parts.join("").replace(/^\uFEFF/, ""), inflated };
+  return { type: "text", text: decodeParts(parts).replace(/^\uFEFF/, ""), inflated };
+}
+
+/** UTF-8 text of the parts, each released once decoded (so bytes and text are not both held whole). */
+function decodeParts(parts: Uint8Array[]): string {
+  const decoder = new TextDecoder("utf-8");
+  const text: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    text.push(decoder.decode(parts[i], { stream: i < parts.length - 1 }));
+    parts[i] = EMPTY;
+  }
+  return text.join("");
 }
