@@ -68,7 +68,7 @@ export async function* unzipTextFiles(
       yield {
         type: "error",
         path: entry.name,
-        message: `the archive inflates to more than ${limits.totalLimit}: stopped at ${entry.name}; it and the ${rest} entries after it were not read`,
+        message: `the archive inflates to more than ${limits.totalLimit}: stopped at ${entry.name}; it and the ${rest} ${rest === 1 ? "entry" : "entries"} after it were not read`,
       };
       return;
     }
