@@ -202,7 +202,7 @@ function cardEvent(
   const bday = unescapeText(first("BDAY")?.value ?? "");
   if (bday) lines.push(`Birthday: ${bday}`);
   const note = unescapeText(first("NOTE")?.value ?? "");
-  if (note) lines.push("", note);
+  if (note) lines.push(...(lines.length > 0 ? [""] : []), note);
 
   const uid = unescapeText(first("UID")?.value ?? "");
   const externalId =
