@@ -24,13 +24,13 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
+const BOM = [0xef, 0xbb, 0xbf];
 const isSpace = (b: number) => b === 0x20 || b === LF || b === CR || b === 0x09;
 
 export class JsonRecordSplitter {
   private mode: "start" | "array" | "lines" | "failed" = "start";
   private readonly maxRecordBytes: number;
   private record: ByteBuffer;
-  private bomChecked = false;
   // Arrays: nesting depth (1 = between the top-level array's elements), strings, and where we are.
   private depth = 0;
   private inString = false;
@@ -52,16 +52,16 @@ export class JsonRecordSplitter {
 
   push(chunk: Uint8Array): JsonRecord[] {
     const out: JsonRecord[] = [];
-    let bytes = chunk;
-    if (!this.bomChecked && bytes.length > 0) {
-      this.bomChecked = true;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-    }
+    const bytes = chunk;
     let pos = 0;
     if (this.mode === "start") {
-      while (pos < bytes.length && isSpace(bytes[pos]!)) {
-        if (bytes[pos] === LF) this.line++;
-        pos++;
+      // Whitespace, and a byte-order mark however the chunks cut it, before the first value.
+      for (; pos < bytes.length; pos++) {
+        const b = bytes[pos]!;
+        const at = this.offset + pos;
+        if (at < BOM.length && b === BOM[at]) continue;
+        if (!isSpace(b)) break;
+        if (b === LF) this.line++;
       }
       if (pos === bytes.length) {
         this.offset += bytes.length;

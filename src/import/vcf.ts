@@ -44,7 +44,7 @@ export function* parseVcf(
 /** Streams a vCard file: bytes in, one event per card out. */
 export class VcfParser {
   private readonly reader: VcardReader;
-  private first = true;
+  private consumed = 0;
 
   constructor(
     private readonly path: string,
@@ -54,13 +54,16 @@ export class VcfParser {
   }
 
   push(chunk: Uint8Array): ImportEvent[] {
-    // A UTF-8 byte-order mark is not part of the first line.
-    let bytes = chunk;
-    if (this.first && bytes.length > 0) {
-      this.first = false;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-    }
-    return this.reader.push(bytes).map((piece) => this.event(piece));
+    // A UTF-8 byte-order mark is not part of the first line, however the chunks cut it.
+    let skip = 0;
+    while (
+      skip < chunk.length &&
+      this.consumed + skip < BOM.length &&
+      chunk[skip] === BOM[this.consumed + skip]
+    )
+      skip++;
+    this.consumed += chunk.length;
+    return this.reader.push(chunk.subarray(skip)).map((piece) => this.event(piece));
   }
 
   end(): ImportEvent[] {
@@ -106,6 +109,7 @@ function decodeValue(prop: VcardProperty, cut: boolean): string {
 }
 
 const latin1 = new TextDecoder("latin1");
+const BOM = [0xef, 0xbb, 0xbf];
 
 function hexValue(b: number | undefined): number {
   if (b === undefined) return -1;
