@@ -186,7 +186,10 @@ export class JsonRecordSplitter {
 const decoder = new TextDecoder("utf-8");
 
 /** The records of JSON text held whole (tests; small files). */
-export function jsonRecordsOfText(text: string, options: { maxRecordBytes?: number } = {}): JsonRecord[] {
+export function jsonRecordsOfText(
+  text: string,
+  options: { maxRecordBytes?: number; recordLimit?: string } = {},
+): JsonRecord[] {
   const splitter = new JsonRecordSplitter(options);
   return [...splitter.push(new TextEncoder().encode(text)), ...splitter.end()];
 }

@@ -1,6 +1,6 @@
 /** `import <format> <path>... [--url] [--token] [--source] [--date] [--max-…-mb N] [--dry-run] [--json]` → options. */
 import { parseArgs } from "node:util";
-import { DEFAULT_LIMITS, type ImportLimits, LIMIT_FLAGS, type LimitName, megabytesToBytes } from "./limits";
+import { type ImportLimits, LIMIT_FLAGS, limitsFromFlags } from "./limits";
 
 export interface ImportArgs {
   format: string;
@@ -65,15 +65,8 @@ export function parseImportArgs(
   const concurrency = Number(values.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
     throw new UsageError("--concurrency must be 1-32");
-  const limits = { ...DEFAULT_LIMITS };
-  for (const name of Object.keys(LIMIT_FLAGS) as LimitName[]) {
-    const { flag } = LIMIT_FLAGS[name];
-    const given = values[flag as keyof typeof values];
-    if (typeof given !== "string") continue;
-    const bytes = megabytesToBytes(given);
-    if (bytes === null) throw new UsageError(`--${flag} must be a number of MB above 0, such as 128 or 0.5`);
-    limits[name] = bytes;
-  }
+  const limits = limitsFromFlags(values);
+  if (typeof limits === "string") throw new UsageError(limits);
   return {
     format,
     paths,

@@ -31,7 +31,9 @@ async function* slackFiles(
   found: ExportFile[],
 ): AsyncIterable<ImportEvent> {
   let loose = 0;
-  for (const file of files) {
+  // Shallow files first: the export's lists before its day files (see zip.ts).
+  const depth = (file: InputFile) => file.relative.split(/[\\/]/).length;
+  for (const file of [...files].sort((a, b) => depth(a) - depth(b))) {
     if (file.path.toLowerCase().endsWith(".zip")) {
       const archive = await openRandomAccess(file, counter);
       try {

@@ -38,6 +38,20 @@ export function limitText(limits: ImportLimits, name: LimitName): string {
   return `${Number((limits[name] / MB).toFixed(3))} MB (--${LIMIT_FLAGS[name].flag})`;
 }
 
+/** The limits from the flags given (`{ "max-file-mb": "0.5" }`), the defaults for the others; a string names a bad flag. */
+export function limitsFromFlags(values: Record<string, unknown>): ImportLimits | string {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const name of Object.keys(LIMIT_FLAGS) as LimitName[]) {
+    const { flag } = LIMIT_FLAGS[name];
+    const given = values[flag];
+    if (given === undefined) continue;
+    const bytes = typeof given === "string" ? megabytesToBytes(given) : null;
+    if (bytes === null) return `--${flag} must be a number of MB above 0, such as 128 or 0.5`;
+    limits[name] = bytes;
+  }
+  return limits;
+}
+
 /** Megabytes as a flag gives them (decimals allowed: 0.5) → bytes; null when not a positive number. */
 export function megabytesToBytes(text: string): number | null {
   if (!/^\d+(\.\d+)?$/.test(text.trim())) return null;

@@ -38,7 +38,12 @@ export async function* unzipTextFiles(
     yield { type: "error", path: "archive", message: error.message };
     return;
   }
-  const wanted = entries.filter((e) => !e.name.endsWith("/") && accept(e.name));
+  // Shallow entries first (a Slack export's users.json and channels.json before its day files), so a
+  // total limit reached late costs day files, not the lists every message needs.
+  const depth = (name: string) => name.split("/").length;
+  const wanted = entries
+    .filter((e) => !e.name.endsWith("/") && accept(e.name))
+    .sort((a, b) => depth(a.name) - depth(b.name));
   let total = 0;
   for (const [i, entry] of wanted.entries()) {
     if (entry.encrypted) {
