@@ -51,7 +51,7 @@ describe("the import command's limits", () => {
     expect(limitsFromFlags({})).toEqual(DEFAULT_LIMITS);
     expect(DEFAULT_LIMITS).toEqual({
       maxFileBytes: 128 * MB,
-      maxExportBytes: 1024 * MB,
+      maxExportBytes: 512 * MB,
       maxRecordBytes: 64 * MB,
       maxValueBytes: 1 * MB,
     });

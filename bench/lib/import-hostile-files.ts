@@ -1,8 +1,8 @@
 /**
  * Hostile import inputs for `npm run bench:import -- --hostile`, written to a folder under /tmp (never into
  * the repo) and streamed as they are written, so making a 200 MB line or a 400 MB zip entry holds neither:
- * - a Slack export .zip whose day files declare and inflate to 400 MB each, plus files that lie about their
- *   size in both directions, beside an ordinary channel;
+ * - a Slack export .zip (5 MB) whose 12 `bomb` day files inflate to 400 MB each (4.8 GB in all; one of them
+ *   declares 1 KB), beside an ordinary channel whose day files declare 400 MB each and hold two messages;
  * - an mbox with one message holding a single 200 MB line, between ordinary messages;
  * - vCards with a 50 MB folded NOTE, a vCard 2.1 with a 50 MB quoted-printable NOTE (soft line breaks every
  *   76 characters, as Android and Outlook write them), and one with a 100 MB base64 PHOTO.
@@ -168,7 +168,7 @@ const message = (ts: number, text: string) => ({ type: "message", user: "U1", te
  * messages; and one that declares 1 KB and inflates to `entryMb` MB.
  */
 export async function slackZipBomb(path: string, options: { bombs?: number; entryMb?: number } = {}) {
-  const bombs = options.bombs ?? 5;
+  const bombs = options.bombs ?? 11;
   const entryMb = options.entryMb ?? 400;
   const huge = (day: number) => () =>
     (function* () {

@@ -201,27 +201,32 @@ export function* parseSlackExport(files: ExportFile[]): Iterable<ImportEvent> {
   const dayFiles = [...byName.entries()]
     .filter(([rel]) => /^[^/]+\/\d{4}-\d{2}-\d{2}\.json$/.test(rel))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const perConversation = new Map<string, Located[]>();
+  const byFolder = new Map<string, ExportFile[]>();
   for (const [rel, file] of dayFiles) {
     const folder = rel.split("/")[0]!;
-    const parsed = parseJson(file);
-    if (!parsed.ok || !Array.isArray(parsed.value)) {
-      const message = parsed.ok ? "is not a JSON array of messages" : parsed.message;
-      yield { type: "error", message: `day file ${message}`, at: { file: file.path, position: "file" } };
-      continue;
-    }
-    const list = perConversation.get(folder) ?? [];
-    parsed.value.forEach((msg, i) => {
-      list.push({
-        msg: isRecord(msg) ? msg : { invalid: msg },
-        file: file.path,
-        position: `message ${i + 1}`,
-      });
-    });
-    perConversation.set(folder, list);
+    const list = byFolder.get(folder);
+    if (list) list.push(file);
+    else byFolder.set(folder, [file]);
   }
-
-  for (const [folder, located] of perConversation) {
+  // One conversation at a time (edits, deletions and threads never cross conversations): only its
+  // messages are held parsed, not the whole export's.
+  for (const [folder, days] of byFolder) {
+    const located: Located[] = [];
+    for (const file of days) {
+      const parsed = parseJson(file);
+      if (!parsed.ok || !Array.isArray(parsed.value)) {
+        const message = parsed.ok ? "is not a JSON array of messages" : parsed.message;
+        yield { type: "error", message: `day file ${message}`, at: { file: file.path, position: "file" } };
+        continue;
+      }
+      parsed.value.forEach((msg, i) => {
+        located.push({
+          msg: isRecord(msg) ? msg : { invalid: msg },
+          file: file.path,
+          position: `message ${i + 1}`,
+        });
+      });
+    }
     const conversation =
       conversations.get(folder) ??
       ({

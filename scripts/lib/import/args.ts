@@ -31,7 +31,7 @@ Options:
 
 Limits (MB; a hostile or broken export stops at them with a reason):
   --max-file-mb N    a file read whole (.ics, .vtt/.srt, a note, a Slack JSON file, also inside a .zip) (default ${LIMIT_FLAGS.maxFileBytes.defaultMb})
-  --max-export-mb N  a Slack export in all: what its .zip inflates to, or its loose files (default ${LIMIT_FLAGS.maxExportBytes.defaultMb})
+  --max-export-mb N  a Slack export in all: what its .zip's files inflate to, or its loose files (default ${LIMIT_FLAGS.maxExportBytes.defaultMb})
   --max-record-mb N  one mbox/.eml message, vCard, or GitHub/ChatGPT record (default ${LIMIT_FLAGS.maxRecordBytes.defaultMb})
   --max-value-mb N   one vCard value such as a NOTE; longer ones are cut (default ${LIMIT_FLAGS.maxValueBytes.defaultMb})`;
 
