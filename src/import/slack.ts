@@ -4,6 +4,7 @@
  */
 import type { ImportEvent, ImportItem } from "./records";
 import { renderSlackText, type SlackDirectory, type SlackPerson } from "./slack-text";
+import { boundedText, storableText } from "./text";
 import { baseName, dirName, isoFromEpochSeconds, isRecord, normalizePath, str, unique } from "./text-utils";
 
 export interface ExportFile {
@@ -299,16 +300,21 @@ function toItem(
   const rendered = renderSlackText(typeof msg.text === "string" ? msg.text : "", directory);
   const attachments = attachmentText(msg).map((t) => renderSlackText(t, directory));
   const files = filesOf(msg);
-  const body = [
-    rendered.text,
-    ...attachments.map((a) => a.text),
-    ...files.map((f) => `[file: ${f.name}${f.url ? ` ${f.url}` : ""}]`),
-  ]
-    .filter((part) => part.trim() !== "")
-    .join("\n\n");
-  const author = authorOf(msg, people);
+  const body = boundedText(
+    [
+      rendered.text,
+      ...attachments.map((a) => a.text),
+      ...files.map((f) => `[file: ${f.name}${f.url ? ` ${f.url}` : ""}]`),
+    ]
+      .filter((part) => part.trim() !== "")
+      .join("\n\n"),
+  );
+  const author = storableText(authorOf(msg, people), 500) ?? "unknown user";
   const mentioned = [...rendered.mentioned, ...attachments.flatMap((a) => a.mentioned)];
-  const participants = unique([author, ...mentioned.map((id) => people.get(id)?.display ?? "unknown user")]);
+  const participants = unique([
+    author,
+    ...mentioned.flatMap((id) => storableText(people.get(id)?.display ?? "unknown user", 500) ?? []),
+  ]).slice(0, 500);
   const threadTs = typeof msg.thread_ts === "string" ? msg.thread_ts : undefined;
   const isReply = threadTs !== undefined && threadTs !== ts;
   const reactions = Array.isArray(msg.reactions)
@@ -319,8 +325,8 @@ function toItem(
   return {
     externalId: `${conversation.id}:${ts}`,
     kind: "message",
-    title: conversation.title,
-    body,
+    title: storableText(conversation.title, 1000) ?? `#${conversation.id}`,
+    body: body.text,
     author,
     participants,
     occurredAt: isoFromEpochSeconds(ts)!,
@@ -333,8 +339,9 @@ function toItem(
       ...(threadTs ? { threadTs } : {}),
       ...(typeof msg.reply_count === "number" ? { replyCount: msg.reply_count } : {}),
       ...(isRecord(msg.edited) ? { edited: true } : {}),
-      ...(files.length > 0 ? { files } : {}),
-      ...(reactions.length > 0 ? { reactions } : {}),
+      ...(files.length > 0 ? { files: files.slice(0, 100) } : {}),
+      ...(reactions.length > 0 ? { reactions: reactions.slice(0, 100) } : {}),
+      ...(body.truncated ? { truncated: true } : {}),
     },
     ...(isReply ? { links: [{ externalId: `${conversation.id}:${threadTs}`, kind: "reply" }] } : {}),
   };

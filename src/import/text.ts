@@ -72,9 +72,9 @@ export function storableText(value: string | undefined, max: number): string | u
   return clean === "" ? undefined : clean;
 }
 
-/** Text safe for Postgres (no NUL) and within the body limit; `truncated` says whether it was cut. */
+/** Text safe for Postgres (no NUL, well-formed) and within the body limit; `truncated` says whether it was cut. */
 export function boundedText(text: string, max = MAX_BODY_CHARS): { text: string; truncated: boolean } {
-  const clean = text.replaceAll("\u0000", "");
+  const clean = text.replaceAll("\u0000", "").toWellFormed();
   return clean.length > max
     ? { text: clipText(clean, max), truncated: true }
     : { text: clean, truncated: false };
