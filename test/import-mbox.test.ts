@@ -308,6 +308,10 @@ describe("email headers that must not fail an import", () => {
     const bounded = boundParticipants([...Array.from({ length: 501 }, (_, i) => `p${i}`), "p0"]);
     expect(bounded.participants).toHaveLength(500);
     expect(bounded.overflow).toEqual({ participantCount: 501, moreParticipants: ["p500"] });
+    // Metadata holds at most 10,000 values: past 5,000 more recipients only their count is kept.
+    const many = boundParticipants(Array.from({ length: 20_000 }, (_, i) => `${i}`));
+    expect(many.overflow).toMatchObject({ participantCount: 20_000, moreParticipantsOmitted: 14_500 });
+    expect(many.overflow?.moreParticipants).toHaveLength(5000);
   });
 
   it("turns hostile HTML into text in linear time: unclosed tags and scripts, long runs of spaces", () => {

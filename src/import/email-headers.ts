@@ -9,8 +9,10 @@ import { storableText } from "./text";
 /** POST /items takes at most this many participants, each at most MAX_PARTICIPANT_CHARS long. */
 export const MAX_PARTICIPANTS = 500;
 export const MAX_PARTICIPANT_CHARS = 500;
-/** Recipients past MAX_PARTICIPANTS go in metadata up to this much text (metadata is capped at 256 KB). */
+/** Recipients past MAX_PARTICIPANTS go in metadata up to this much text and this many entries (metadata
+ * is capped at 256 KB and 10,000 values). */
 export const MAX_OVERFLOW_CHARS = 96 * 1024;
+export const MAX_OVERFLOW_ENTRIES = 5000;
 
 /** The instants the service stores: years 1 to 9999 UTC (as src/domain/instants.ts checks on ingest). */
 const FIRST_MS = new Date("0001-01-01T00:00:00.000Z").getTime();
@@ -60,7 +62,7 @@ export function boundParticipants(mailboxes: string[]): BoundedParticipants {
   let chars = 0;
   for (const mailbox of rest) {
     chars += mailbox.length + 3;
-    if (chars > MAX_OVERFLOW_CHARS) break;
+    if (chars > MAX_OVERFLOW_CHARS || kept.length >= MAX_OVERFLOW_ENTRIES) break;
     kept.push(mailbox);
   }
   return {
