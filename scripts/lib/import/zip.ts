@@ -8,7 +8,13 @@
  * Platform-neutral: the archive is read through a RandomAccess, never whole.
  */
 import { Inflate } from "fflate";
-import { entryDataOffset, type RandomAccess, readZipDirectory, ZipFormatError } from "./zip-directory";
+import {
+  entryDataOffset,
+  type RandomAccess,
+  readZipDirectory,
+  type ZipEntry,
+  ZipFormatError,
+} from "./zip-directory";
 
 export interface ZipLimits {
   /** One entry's inflated bytes, and how the limit is named in the error (`128 MB (--max-file-mb)`). */
@@ -32,7 +38,7 @@ export async function* unzipTextFiles(
   accept: (name: string) => boolean,
   limits: ZipLimits,
 ): AsyncIterable<ZipRead> {
-  let entries: Awaited<ReturnType<typeof readZipDirectory>>;
+  let entries: ZipEntry[];
   try {
     entries = await readZipDirectory(source);
   } catch (error) {
@@ -61,9 +67,10 @@ export async function* unzipTextFiles(
       continue;
     }
     const read = await inflateEntry(source, entry, limits, limits.maxTotalBytes - total);
-    if (read.type === "text") total += read.inflated;
-    if (read.type === "text") yield { type: "file", path: entry.name, text: read.text };
-    else if (read.type === "failed") yield { type: "error", path: entry.name, message: read.message };
+    if (read.type === "text") {
+      total += read.inflated;
+      yield { type: "file", path: entry.name, text: read.text };
+    } else if (read.type === "failed") yield { type: "error", path: entry.name, message: read.message };
     else if (read.type === "entry-limit") {
       yield {
         type: "error",
@@ -90,7 +97,7 @@ type EntryRead =
 
 async function inflateEntry(
   source: RandomAccess,
-  entry: Awaited<ReturnType<typeof readZipDirectory>>[number],
+  entry: ZipEntry,
   limits: ZipLimits,
   totalLeft: number,
 ): Promise<EntryRead> {
