@@ -1,5 +1,5 @@
 /**
- * npm run -s import -- <format> <path>... [--url URL] [--token TOKEN] [--source NAME] [--dry-run] [--json]
+ * npm run -s import -- <format> <path>... [--url URL] [--token TOKEN] [--source NAME] [--max-…-mb N] [--dry-run] [--json]
  *
  * Reads an export (mail, calendars, contacts, …), turns it into items and sends them through POST /items in
  * batches. Exit code 0 when everything was imported or deliberately skipped, 1 when records failed,
@@ -43,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       format: args.format,
       files: files.length,
       source: args.source ?? format.defaultSource,
-      events: format.read(files, { counter, date: args.date }),
+      events: format.read(files, { counter, date: args.date, limits: args.limits }),
       send: sender?.send,
       concurrency: args.concurrency,
       samples: args.dryRun ? samples : undefined,

@@ -3,6 +3,7 @@ import { parseIcs } from "../src/import/ics";
 import type { ImportEvent, ImportItem } from "../src/import/records";
 import { parseVcf } from "../src/import/vcf";
 import { bytes, fixtures, latin1Bytes } from "./support/import-fixtures";
+import { elapsedMs } from "./support/import-hostile";
 
 const ics = (name: string) => [...parseIcs({ path: name, text: fixtures.ics[name]! })];
 const vcf = (name: string, data = bytes(fixtures.vcf[name]!)) => [
@@ -127,3 +128,29 @@ describe("vCard import (ez-vcard's real-world fixtures)", () => {
     expect(new Set(first).size).toBe(first.length);
   });
 });
+
+describe("hostile calendars", () => {
+  it("splits a broken file of 30,000 unterminated events in well under a second, reporting the unterminated one", () => {
+    const text = `BEGIN:VCALENDAR\r\n${"BEGIN:VEVENT\r\n".repeat(30_000)}END:VCALENDAR\r\n`;
+    let events: ImportEvent[] = [];
+    expect(elapsedMs(() => (events = ics2(text)))).toBeLessThan(2000);
+    expect(events).toEqual([
+      { type: "error", message: "event without END:VEVENT", at: { file: "broken.ics", position: "event 1" } },
+    ]);
+  });
+
+  it("imports the good events of a file that does not parse whole, each block found once", () => {
+    const event = (uid: string) =>
+      `BEGIN:VEVENT\r\nUID:${uid}\r\nDTSTART:20240101T100000Z\r\nSUMMARY:${uid}\r\nEND:VEVENT\r\n`;
+    const text = `BEGIN:VCALENDAR\r\n${event("a")}BEGIN:VEVENT\r\nDTSTART:garbage\r\nEND:VEVENT\r\n${event("b")}END:VCALENDAR`;
+    expect(ics2(text).map((e) => (e.type === "item" ? e.item.externalId : e.type))).toEqual([
+      "a",
+      "error",
+      "b",
+    ]);
+  });
+});
+
+function ics2(text: string): ImportEvent[] {
+  return [...parseIcs({ path: "broken.ics", text })];
+}

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseGithub } from "../src/import/github";
+import { JsonRecordSplitter, jsonRecordsOfText } from "../src/import/json-records";
 import pages from "./fixtures/import/github/octokit-fixtures-paginate-issues.json?raw";
 import webhookObjects from "./fixtures/import/github/octokit-webhooks-issue-and-pull.ndjson?raw";
 import { collect } from "./support/import-events";
+import { chunks, elapsedMs } from "./support/import-hostile";
 
 const REPO = "octokit-fixture-org/tmp-scenario-paginate-issues-20220719043836917-izyoe";
 
@@ -104,8 +106,19 @@ describe("the GitHub parser", () => {
     const { items, errors } = collect(parseGithub({ path: "paginated.json", text }));
     expect(errors).toEqual([]);
     expect(items).toHaveLength(13);
-    expect(collect(parseGithub({ path: "cut.json", text: text.slice(0, -20) })).errors).toEqual([
-      expect.objectContaining({ message: "not valid JSON", at: { file: "cut.json", position: "file" } }),
+  });
+
+  it("streams a file cut short: the records before the cut import, the cut one is an error", () => {
+    const issues = JSON.parse(pages) as unknown[];
+    const text = `${JSON.stringify(issues.slice(0, 3), null, 2)}\n${JSON.stringify(issues.slice(3))}`;
+    const cut = collect(parseGithub({ path: "cut.json", text: text.slice(0, -20) }));
+    expect(cut.items).toHaveLength(12);
+    expect(cut.errors).toEqual([
+      {
+        type: "error",
+        message: "not valid JSON: the file ends inside this record",
+        at: { file: "cut.json", position: "page 2 record 10" },
+      },
     ]);
   });
 
@@ -113,5 +126,76 @@ describe("the GitHub parser", () => {
     const once = collect(parseGithub({ path: "issues.json", text: pages })).items;
     const twice = collect(parseGithub({ path: "issues.json", text: pages })).items;
     expect(twice).toEqual(once);
+  });
+});
+
+describe("JSON exports streamed record by record", () => {
+  const issue = (number: number, extra: Record<string, unknown> = {}) => ({
+    number,
+    title: `issue ${number}`,
+    created_at: "2024-01-01T00:00:00Z",
+    html_url: `https://github.com/a/b/issues/${number}`,
+    ...extra,
+  });
+
+  it("finds references in a 200 KB body of dots and dashes in well under a second", () => {
+    const text = JSON.stringify([issue(1, { body: `${"-.".repeat(100_000)} fixes #2 and a.b/c-d#3` })]);
+    let items: ReturnType<typeof collect>["items"] = [];
+    expect(elapsedMs(() => (items = collect(parseGithub({ path: "x.json", text })).items))).toBeLessThan(
+      2000,
+    );
+    expect(items[0]!.links?.map((l) => l.externalId)).toEqual(["a/b#2", "a.b/c-d#3"]);
+  });
+
+  it("skips a record over the size limit with a reason and parses the ones around it", () => {
+    const text = JSON.stringify([issue(1), issue(2, { body: "x".repeat(300_000) }), issue(3)]);
+    const records = jsonRecordsOfText(text, {
+      maxRecordBytes: 100_000,
+      recordLimit: "0.1 MB (--max-record-mb)",
+    });
+    expect(records.map((r) => [r.type, r.position])).toEqual([
+      ["value", "record 1"],
+      ["skipped", "record 2"],
+      ["value", "record 3"],
+    ]);
+    expect(records[1]).toMatchObject({ reason: "record over 0.1 MB (--max-record-mb)" });
+    const lines = [issue(4), issue(5, { body: "y".repeat(300_000) })]
+      .map((r) => JSON.stringify(r))
+      .join("\r\n");
+    expect(jsonRecordsOfText(lines, { maxRecordBytes: 100_000 }).map((r) => [r.type, r.position])).toEqual([
+      ["value", "line 1"],
+      ["skipped", "line 2"],
+    ]);
+  });
+
+  it("gives the same records whatever the chunk size: brackets, commas and escaped quotes in strings, pages, NDJSON", () => {
+    const tricky = [
+      issue(1, { body: 'a "[quoted], {braces}" \\ and ] more' }),
+      "not an object",
+      [1, [2]],
+      issue(2),
+    ];
+    const texts = [
+      `\uFEFF ${JSON.stringify(tricky, null, 2)}\n${JSON.stringify([issue(3)])}`,
+      tricky.map((t) => JSON.stringify(t)).join("\n"),
+    ];
+    for (const text of texts) {
+      const bytes = new TextEncoder().encode(text);
+      const whole = jsonRecordsOfText(text);
+      expect(whole.filter((r) => r.type === "value")).toHaveLength(text.includes("\n  ") ? 5 : 4);
+      for (const size of [1, 3, 17]) {
+        const splitter = new JsonRecordSplitter();
+        expect([...chunks(bytes, size).flatMap((c) => splitter.push(c)), ...splitter.end()]).toEqual(whole);
+      }
+    }
+  });
+
+  it("reports text where an array should start and reads nothing after it", () => {
+    const records = jsonRecordsOfText(`${JSON.stringify([issue(1)])} trailing [${JSON.stringify(issue(2))}]`);
+    expect(records.map((r) => r.type)).toEqual(["value", "error"]);
+    expect(records[1]).toMatchObject({
+      position: "file",
+      message: expect.stringMatching(/^not valid JSON: "t" at byte \d+/),
+    });
   });
 });

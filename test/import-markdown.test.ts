@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseMarkdownFolder } from "../src/import/markdown";
 import { collect, filesUnder } from "./support/import-events";
+import { elapsedMs } from "./support/import-hostile";
 
 const FILE_TIME = "2024-02-02T00:00:00.000Z";
 const withTime = (files: { path: string; text: string }[]) =>
@@ -136,5 +137,37 @@ describe("the Markdown parser on notes written for these tests", () => {
   it("keeps a note whose front matter is broken, noting the problem, and reports a note with no date", () => {
     expect(byId.get("broken.md")?.metadata?.frontMatterProblem).toMatch(/not valid YAML/);
     expect(errors).toEqual([expect.objectContaining({ at: { file: "undated.md", position: "file" } })]);
+  });
+});
+
+describe("hostile notes, read in linear time", () => {
+  const note = (text: string) => [{ path: "hostile.md", text, fileTime: FILE_TIME }];
+
+  it.each([
+    ["30,000 unclosed fences", "```a\n".repeat(30_000)],
+    ["a line of 40,000 [[", "[[".repeat(40_000)],
+    ["50,000 unfinished Markdown links", "[a](x".repeat(50_000)],
+    ["a heading ending in 50,000 #", `# a${" #".repeat(50_000)} x`],
+    ["50,000 unfinished <targets", "[a](<".repeat(50_000)],
+  ])("imports a note of %s in well under a second", (_, text) => {
+    let events: ReturnType<typeof collect> | undefined;
+    expect(elapsedMs(() => (events = collect(parseMarkdownFolder(note(text)))))).toBeLessThan(2000);
+    expect(events!.items).toHaveLength(1);
+  });
+
+  it("treats an unclosed fence as code to the end, as CommonMark and Obsidian do, and a longer fence as closing", () => {
+    const [item] = collect(
+      parseMarkdownFolder(
+        note("See [[A]] #one\n````js\n[[B]] #two\n```\n[[C]]\n````\n[[D]]\n~~~\n[[E]] #three\n"),
+      ),
+    ).items;
+    expect(item!.links?.map((l) => l.externalId)).toEqual(["A.md", "D.md"]);
+    expect(item!.metadata?.tags).toEqual(["one"]);
+  });
+
+  it("keeps a note's body within the item limit, saying it was cut", () => {
+    const [item] = collect(parseMarkdownFolder(note(`# Big\n${"word ".repeat(300_000)}`))).items;
+    expect(item!.body.length).toBe(1_000_000);
+    expect(item!.metadata?.truncated).toBe(true);
   });
 });

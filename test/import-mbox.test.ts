@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { parseEmail } from "../src/import/email";
-import { type MboxMessage, MboxSplitter } from "../src/import/mbox";
+import {
+  boundParticipants,
+  cleanHeaderText,
+  headerDate,
+  MAX_PARTICIPANTS,
+} from "../src/import/email-headers";
+import { asctimeToIso, type MboxMessage, type MboxPiece, MboxSplitter } from "../src/import/mbox";
+import { htmlToText } from "../src/import/text";
 import { bytes, concatBytes, fixtures, latin1Bytes } from "./support/import-fixtures";
+import { chunks, elapsedMs } from "./support/import-hostile";
 
 /** An mbox assembled from postal-mime's real test messages plus the cases mbox writers produce. */
 function sampleMbox(eol: "\n" | "\r\n"): Uint8Array {
@@ -90,6 +98,72 @@ describe("mbox splitting", () => {
   });
 });
 
+describe("mbox splitting of hostile files, linear and bounded", () => {
+  const MB = 1024 * 1024;
+  const head = (n: number) =>
+    bytes(`From a@b Mon Jan  1 00:00:0${n} 2024\nSubject: m${n}\nMessage-ID: <m${n}@b>\n\n`);
+
+  function feed(splitter: MboxSplitter, parts: Uint8Array[]): MboxPiece[] {
+    return [...parts.flatMap((p) => splitter.push(p)), ...splitter.end()];
+  }
+
+  it("reads a 16 MB line arriving in 4 KB chunks in well under a second (the unfinished line is not re-copied)", () => {
+    const line = new Uint8Array(16 * MB).fill(0x78);
+    const parts = [head(1), ...chunks(line, 4096), bytes("\n\n"), head(2), bytes("ok\n")];
+    let pieces: MboxPiece[] = [];
+    // Before: every chunk copied and rescanned the whole unfinished line, so this took half a minute.
+    const ms = elapsedMs(() => {
+      pieces = feed(new MboxSplitter(), parts);
+    });
+    expect(ms).toBeLessThan(3000);
+    expect(pieces.map((p) => (p.type === "message" ? p.message.raw.length : p.type))).toEqual([
+      "Subject: m1\nMessage-ID: <m1@b>\n\n".length + 16 * MB + 1,
+      // The last message's final newline goes, as any message's before a separator.
+      "Subject: m2\nMessage-ID: <m2@b>\n\nok".length,
+    ]);
+  });
+
+  it("skips a message with a line over the size limit and streams on to the next", () => {
+    const line = new Uint8Array(4 * MB).fill(0x79);
+    const parts = [
+      head(1),
+      bytes("small\n\n"),
+      head(2),
+      ...chunks(line, 64 * 1024),
+      bytes("\n\n"),
+      head(3),
+      bytes("end\n"),
+    ];
+    const pieces = feed(new MboxSplitter({ maxMessageBytes: MB }), parts);
+    expect(pieces.map((p) => p.type)).toEqual(["message", "oversized", "message"]);
+    expect(pieces[1]).toMatchObject({ type: "oversized", index: 2, bytes: expect.any(Number) });
+  });
+
+  it("holds back only short lines that may be separators: a long line starting with From after an empty line is body", () => {
+    const long = `From ${"x".repeat(5000)} Mon Jan  1 00:00:00 2024`;
+    const data = bytes(`From a@b Mon Jan  1 00:00:00 2024\nSubject: s\n\n${long}\n`);
+    for (const size of [1, 100, data.length]) {
+      const pieces = feed(new MboxSplitter(), chunks(data, size));
+      expect(pieces.map((p) => p.type)).toEqual(["message"]);
+      expect(text((pieces[0] as { message: MboxMessage }).message.raw)).toBe(`Subject: s\n\n${long}`);
+    }
+  });
+
+  it("reports non-mbox bytes before the first separator even when there are more of them than the size limit", () => {
+    const pieces = feed(new MboxSplitter({ maxMessageBytes: 1000 }), [
+      bytes(`${"junk ".repeat(1000)}\n\n`),
+      head(1),
+    ]);
+    expect(pieces.map((p) => p.type)).toEqual(["stray", "message"]);
+  });
+
+  it("reads no separator date outside the years 1-9999", () => {
+    expect(asctimeToIso("Mon Jan  1 00:00:00 10000")).toBeUndefined();
+    expect(asctimeToIso("Mon Jan  1 00:00:00 0000")).toBeUndefined();
+    expect(asctimeToIso("Mon Jan  1 00:00:00 0099")).toBe("0099-01-01T00:00:00.000Z");
+  });
+});
+
 describe("email mapping", () => {
   it("maps a reply: title, author, participants, reply and thread links, Gmail labels", async () => {
     const message = split(sampleMbox("\n"), 1 << 20)[2]!;
@@ -163,5 +237,98 @@ describe("email mapping", () => {
     const event = await parseEmail(bytes(raw), { file: "x", position: "1" });
     expect(event.type === "item" && event.item.body).toBe("Hello & welcome\nLine\ntwo");
     expect(event.type === "item" && event.item.occurredAt).toBe("2024-03-05T09:00:00.000Z");
+  });
+});
+
+describe("email headers that must not fail an import", () => {
+  const message = (headers: string, body = "hello") =>
+    bytes(`${headers}\nMessage-ID: <h@example.com>\n\n${body}\n`);
+
+  it("keeps 500 recipients as participants and the rest in metadata with their count", async () => {
+    const to = Array.from({ length: 720 }, (_, i) => `P${i} <p${i}@example.com>`).join(", ");
+    const event = await parseEmail(
+      message(`From: a@example.com\nTo: ${to}\nDate: Tue, 5 Mar 2024 10:00:00 +0000`),
+      { file: "x", position: "1" },
+    );
+    if (event.type !== "item") throw new Error(JSON.stringify(event));
+    expect(event.item.participants).toHaveLength(MAX_PARTICIPANTS);
+    expect(event.item.participants![499]).toBe("P499 <p499@example.com>");
+    expect(event.item.metadata).toMatchObject({ participantCount: 720 });
+    const more = event.item.metadata?.moreParticipants as string[];
+    expect(more).toHaveLength(220);
+    expect(more[0]).toBe("P500 <p500@example.com>");
+  });
+
+  it("removes NULs from the Subject and the sender's name, raw or encoded", async () => {
+    const raw = message(
+      "From: =?UTF-8?Q?Ada=00_Lovelace?= <ada@example.com>\nTo: Ben\u0000 Brown <ben@example.com>\nSubject: plan\u0000s =?UTF-8?Q?for=00_Q2?=\nDate: Tue, 5 Mar 2024 10:00:00 +0000",
+    );
+    const event = await parseEmail(raw, { file: "x", position: "1" });
+    if (event.type !== "item") throw new Error(JSON.stringify(event));
+    expect(JSON.stringify(event.item)).not.toContain("\\u0000");
+    expect(event.item.title).toBe("plans for Q2");
+    expect(event.item.author).toBe("Ada Lovelace <ada@example.com>");
+    expect(event.item.participants).toEqual(["Ben Brown <ben@example.com>"]);
+  });
+
+  it("falls back for a Date outside the years 1-9999 as for an unreadable one", async () => {
+    for (const date of ["Mon, 1 Jan 10000 00:00:00 +0000", "Fri, 31 Dec 9999 23:30:00 -0100", "not a date"]) {
+      const raw = message(`From: a@example.com\nDate: ${date}`);
+      const withFallback = await parseEmail(
+        raw,
+        { file: "x", position: "1" },
+        { fallbackDate: "2024-01-01T00:00:00Z" },
+      );
+      expect(withFallback.type === "item" && withFallback.item.occurredAt, date).toBe(
+        "2024-01-01T00:00:00.000Z",
+      );
+      const without = await parseEmail(raw, { file: "x", position: "1" });
+      expect(without, date).toMatchObject({
+        type: "error",
+        message: "the message has no usable Date header",
+      });
+    }
+  });
+
+  it("keeps a participant within 500 characters: the bare address when the name would pass it", async () => {
+    const raw = message(
+      `From: ${"N".repeat(600)} <n@example.com>\nTo: ${"M".repeat(600)} <m@example.com>\nDate: Tue, 5 Mar 2024 10:00:00 +0000`,
+    );
+    const event = await parseEmail(raw, { file: "x", position: "1" });
+    if (event.type !== "item") throw new Error(JSON.stringify(event));
+    expect(event.item.author).toBe("n@example.com");
+    expect(event.item.participants).toEqual(["m@example.com"]);
+  });
+
+  it("offers the same cleaning to other callers (the inbound email handler): text, dates, participants", () => {
+    expect(cleanHeaderText(" a\u0000b \ud800")).toBe("ab \ufffd");
+    expect(cleanHeaderText(`${"x".repeat(999)}😀`)).toBe("x".repeat(999));
+    expect(headerDate("Mon, 1 Jan 10000 00:00:00 +0000")).toBeUndefined();
+    expect(headerDate("Tue, 5 Mar 2024 10:00:00 +0100")).toBe("2024-03-05T09:00:00.000Z");
+    const bounded = boundParticipants([...Array.from({ length: 501 }, (_, i) => `p${i}`), "p0"]);
+    expect(bounded.participants).toHaveLength(500);
+    expect(bounded.overflow).toEqual({ participantCount: 501, moreParticipants: ["p500"] });
+    // Metadata holds at most 10,000 values: past 5,000 more recipients only their count is kept.
+    const many = boundParticipants(Array.from({ length: 20_000 }, (_, i) => `${i}`));
+    expect(many.overflow).toMatchObject({ participantCount: 20_000, moreParticipantsOmitted: 14_500 });
+    expect(many.overflow?.moreParticipants).toHaveLength(5000);
+  });
+
+  it("turns hostile HTML into text in linear time: unclosed tags and scripts, long runs of spaces", () => {
+    const cases = [
+      "<".repeat(200_000),
+      "<script>".repeat(100_000),
+      "<li".repeat(100_000),
+      `a${" ".repeat(200_000)}b`,
+    ];
+    for (const html of cases) {
+      expect(
+        elapsedMs(() => htmlToText(`${html}x`)),
+        html.slice(0, 10),
+      ).toBeLessThan(2000);
+    }
+    expect(htmlToText("<p>a &lt; b</p><script>x</script><li>one</li>c <b<i>d</i>")).toBe(
+      "a < b\n- one\nc <bd",
+    );
   });
 });

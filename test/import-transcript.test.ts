@@ -6,6 +6,7 @@ import teamsVtt from "./fixtures/import/transcript/transcript-cleanup-teams.vtt?
 import voiceVtt from "./fixtures/import/transcript/vttjs-voice-with-subclass.vtt?raw";
 import bomVtt from "./fixtures/import/transcript/vttjs-webvtt-with-bom.vtt?raw";
 import { collect } from "./support/import-events";
+import { elapsedMs } from "./support/import-hostile";
 
 /** Zoom's style, written for these tests: a header block, CRLF, "Name: text" cues and unpadded timestamps. */
 const zoom = [
@@ -132,5 +133,31 @@ describe("the SRT parser", () => {
     const b = collect(parseSrt(file, { date: "2024-02-03" })).items[0]!;
     expect(b.externalId).toBe("einstein.srt");
     expect(b).toEqual(a);
+  });
+});
+
+describe("hostile transcripts", () => {
+  const cue = (text: string) => `WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n${text}\n`;
+
+  it.each([
+    ["50,000 unclosed voice tags", "<v a".repeat(50_000)],
+    ["200,000 unclosed <", "<".repeat(200_000)],
+  ])("reads a cue of %s in well under a second", (_, text) => {
+    let events: ReturnType<typeof collect> | undefined;
+    expect(
+      elapsedMs(
+        () => (events = collect(parseVtt({ path: "x.vtt", text: cue(text) }, { date: "2024-01-01" }))),
+      ),
+    ).toBeLessThan(2000);
+    expect(events!.items).toHaveLength(1);
+  });
+
+  it("reads a transcript of 200,000 cues (Math.max over them all used to overflow the stack)", () => {
+    const text = `WEBVTT\n\n${Array.from({ length: 200_000 }, (_, i) => `00:00:01.000 --> 00:00:0${(i % 9) + 1}.000\nA: w${i}\n`).join("\n")}`;
+    const { items, errors } = collect(parseVtt({ path: "long.vtt", text }, { date: "2024-01-01" }));
+    expect(errors).toEqual([]);
+    expect(items[0]!.metadata).toMatchObject({ cues: 200_000, durationSeconds: 9 });
+    expect(items[0]!.body.length).toBeLessThanOrEqual(1_000_000);
+    expect(items[0]!.metadata?.truncated).toBe(true);
   });
 });

@@ -2,8 +2,10 @@
  * The conversations.json of a ChatGPT data export: one `note` per conversation, holding the branch the user last saw
  * (current_node followed up its parents), each message with who said it. Hidden, system, tool and empty messages are left out.
  */
+import { type JsonRecord, jsonRecordsOfText } from "./json-records";
 import type { ImportEvent, ImportItem } from "./records";
-import { isoFromEpochSeconds, isRecord, jsonObjects, str } from "./text-utils";
+import { boundedText, storableText } from "./text";
+import { isoFromEpochSeconds, isRecord, jsonObject, str } from "./text-utils";
 
 export interface ChatgptFile {
   path: string;
@@ -88,13 +90,14 @@ function toItem(conversation: Record<string, unknown>): ImportItem | { skip: str
     isoFromEpochSeconds(typeof conversation.create_time === "number" ? conversation.create_time : 0) ??
     turns[0]!.at;
   if (!created) return { error: "conversation has no create_time" };
-  const title = str(conversation.title) ?? turns[0]!.text.slice(0, 80);
+  const title = storableText(str(conversation.title) ?? turns[0]!.text.slice(0, 80), 1000);
   const model = str(conversation.default_model_slug);
+  const body = boundedText(turns.map((t) => `${t.speaker}: ${t.text}`).join("\n\n"));
   return {
     externalId: id,
     kind: "note",
-    title,
-    body: turns.map((t) => `${t.speaker}: ${t.text}`).join("\n\n"),
+    ...(title ? { title } : {}),
+    body: body.text,
     author: "User",
     participants: [...new Set(turns.map((t) => t.speaker))],
     occurredAt: created,
@@ -106,20 +109,23 @@ function toItem(conversation: Record<string, unknown>): ImportItem | { skip: str
         : {}),
       ...(model ? { model } : {}),
       ...(conversation.is_archived === true ? { archived: true } : {}),
+      ...(body.truncated ? { truncated: true } : {}),
     },
   };
 }
 
+/** One conversation record (the CLI streams them with JsonRecordSplitter) → its event. */
+export function chatgptEvent(record: JsonRecord, path: string): ImportEvent {
+  const object = jsonObject(record, path, "conversation");
+  if ("type" in object) return object;
+  const { at } = object;
+  const result = toItem(object.value);
+  if ("skip" in result) return { type: "skipped", reason: result.skip, at };
+  if ("error" in result) return { type: "error", message: result.error, at };
+  return { type: "item", item: result, at };
+}
+
+/** A conversations.json held whole as text. */
 export function* parseChatgpt(file: ChatgptFile): Iterable<ImportEvent> {
-  for (const record of jsonObjects(file, "conversation")) {
-    if ("type" in record) {
-      yield record;
-      continue;
-    }
-    const { at } = record;
-    const result = toItem(record.value);
-    if ("skip" in result) yield { type: "skipped", reason: result.skip, at };
-    else if ("error" in result) yield { type: "error", message: result.error, at };
-    else yield { type: "item", item: result, at };
-  }
+  for (const record of jsonRecordsOfText(file.text)) yield chatgptEvent(record, file.path);
 }

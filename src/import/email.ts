@@ -3,11 +3,17 @@
  * Mapping: subject → title; From → author; To/Cc → participants; Date (else the mbox separator date, else
  * the caller's fallback) → occurredAt; the text part (or the HTML part turned into text) → body;
  * attachments listed in metadata; Message-ID (else a hash of the raw bytes) → externalId;
- * In-Reply-To → a `reply` link, the other References → `thread` links.
+ * In-Reply-To → a `reply` link, the other References → `thread` links. Header values go through
+ * email-headers.ts (NULs removed, lengths and the participants cap kept, dates within years 1-9999).
  */
 import PostalMime, { type Address, type Email } from "postal-mime";
+import { boundParticipants, cleanHeaderText, headerDate, mailboxText } from "./email-headers";
 import type { ImportEvent, ImportItem, RecordPosition } from "./records";
 import { boundedText, htmlToText, sha256Hex } from "./text";
+
+/** Metadata lists stay far below the API's 10,000 values and 256 KB of metadata. */
+const MAX_ATTACHMENTS_LISTED = 500;
+const MAX_LABELS = 200;
 
 export interface EmailOptions {
   /** Used when the message has no usable Date header (the mbox separator's date, a file's time). */
@@ -28,7 +34,8 @@ export async function parseEmail(
   } catch (error) {
     return { type: "error", message: `not a readable message: ${String(error)}`, at };
   }
-  const occurredAt = isoDate(email.date) ?? isoDate(options.fallbackDate);
+  // A Date that does not parse, or one outside the years 1-9999, falls back alike.
+  const occurredAt = headerDate(email.date) ?? headerDate(options.fallbackDate);
   if (!occurredAt) return { type: "error", message: "the message has no usable Date header", at };
   const item = await emailItem(email, raw, occurredAt, options.metadata);
   return { type: "item", item, at };
@@ -45,27 +52,32 @@ async function emailItem(
   const rawBody = email.text?.trim() ? email.text : email.html ? htmlToText(email.html) : "";
   const body = boundedText(rawBody.trim());
   const author = formatAddresses(email.from ? [email.from] : [])[0];
-  const participants = unique(formatAddresses([...(email.to ?? []), ...(email.cc ?? [])]));
+  const { participants, overflow } = boundParticipants(
+    formatAddresses([...(email.to ?? []), ...(email.cc ?? [])]),
+  );
   const metadata: Record<string, unknown> = { ...extra };
+  if (overflow) Object.assign(metadata, overflow);
   if (email.attachments.length > 0) {
-    metadata.attachments = email.attachments.map((a) => ({
-      name: a.filename ?? undefined,
-      type: a.mimeType,
+    metadata.attachments = email.attachments.slice(0, MAX_ATTACHMENTS_LISTED).map((a) => ({
+      name: cleanHeaderText(a.filename ?? undefined),
+      type: cleanHeaderText(a.mimeType, 200),
       size: byteSize(a.content),
     }));
+    if (email.attachments.length > MAX_ATTACHMENTS_LISTED)
+      metadata.attachmentCount = email.attachments.length;
   }
   const labels = header(email, "x-gmail-labels");
   if (labels)
     metadata.gmailLabels = labels
       .split(",")
-      .map((l) => l.trim())
-      .filter(Boolean);
+      .flatMap((l) => cleanHeaderText(l, 200) ?? [])
+      .slice(0, MAX_LABELS);
   if (body.truncated) metadata.truncated = true;
   if (!messageId) metadata.messageIdMissing = true;
 
   const item: ImportItem = { externalId, kind: "email", body: body.text, occurredAt, participants };
-  const title = email.subject?.trim();
-  if (title) item.title = title.slice(0, 1000);
+  const title = cleanHeaderText(email.subject);
+  if (title) item.title = title;
   if (author) item.author = author;
   if (Object.keys(metadata).length > 0) item.metadata = metadata;
   const links = threadLinks(email, externalId);
@@ -86,22 +98,14 @@ function threadLinks(email: Email, self: string): { externalId: string; kind: st
 
 /** `<abc@host>` → `abc@host`; blank → undefined. */
 function bareId(id: string | undefined): string | undefined {
-  const bare = id?.trim().replace(/^<|>$/g, "").trim();
-  return bare ? bare.slice(0, 500) : undefined;
+  return cleanHeaderText(id?.trim().replace(/^<|>$/g, ""), 500);
 }
 
-/** `Name <address>`, or the bare address; group members flattened. */
+/** `Name <address>`, or the bare address; group members flattened; NULs removed, within a participant's length. */
 function formatAddresses(addresses: Address[]): string[] {
-  return addresses
-    .flatMap((a) => (a.group ? formatAddresses(a.group) : [mailbox(a.name, a.address)]))
-    .filter(Boolean);
-}
-
-function mailbox(name: string, address: string): string {
-  const n = name.trim();
-  const addr = address.trim();
-  if (!addr) return n;
-  return n && n !== addr ? `${n} <${addr}>` : addr;
+  return addresses.flatMap((a) =>
+    a.group ? formatAddresses(a.group) : (mailboxText(a.name, a.address) ?? []),
+  );
 }
 
 function header(email: Email, key: string): string | undefined {
@@ -110,12 +114,6 @@ function header(email: Email, key: string): string | undefined {
 
 function byteSize(content: ArrayBuffer | Uint8Array | string): number {
   return typeof content === "string" ? content.length : content.byteLength;
-}
-
-function isoDate(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
 function unique(values: string[]): string[] {

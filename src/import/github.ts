@@ -2,8 +2,10 @@
  * GitHub issues and pull requests as the REST API returns them (a JSON array, e.g. concatenated pages, or NDJSON):
  * issues → `task`, pull requests → `pull_request`; externalId = owner/repo#number; #123 references → links.
  */
+import { type JsonRecord, jsonRecordsOfText } from "./json-records";
 import type { ImportEvent, ImportItem } from "./records";
-import { isRecord, jsonObjects, str } from "./text-utils";
+import { boundedText, storableText } from "./text";
+import { isRecord, jsonObject, str } from "./text-utils";
 
 export interface GithubFile {
   path: string;
@@ -35,7 +37,9 @@ function isPullRequest(record: Record<string, unknown>): boolean {
 function referencesIn(text: string, repo: string): string[] {
   const refs = new Set<string>();
   const withoutCode = text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
-  for (const m of withoutCode.matchAll(/(?<![\w/#&])(?:([\w.-]+\/[\w.-]+))?#(\d+)\b/g))
+  // An owner/repo starts only where a run of name characters starts (its look-behind), so no run is
+  // rescanned from each of its dots or dashes: linear even on a long `a.b.c…` or `-.-.-` line.
+  for (const m of withoutCode.matchAll(/(?:(?<![\w/#&.-])([\w.-]+\/[\w.-]+)|(?<![\w/#&]))#(\d+)\b/g))
     refs.add(`${m[1] ?? repo}#${m[2]}`);
   for (const m of withoutCode.matchAll(
     /https?:\/\/github\.com\/([\w.-]+\/[\w.-]+)\/(?:issues|pull)\/(\d+)/g,
@@ -53,9 +57,9 @@ function toItem(record: Record<string, unknown>): ImportItem | string {
   const created = str(record.created_at);
   if (!created || Number.isNaN(Date.parse(created))) return "has no valid created_at";
   const externalId = `${repo}#${number}`;
-  const body = typeof record.body === "string" ? record.body : "";
-  const title = str(record.title);
-  const user = isRecord(record.user) ? str(record.user.login) : undefined;
+  const body = boundedText(typeof record.body === "string" ? record.body : "");
+  const title = storableText(str(record.title), 1000);
+  const user = storableText(isRecord(record.user) ? str(record.user.login) : undefined, 500);
   const assignees = Array.isArray(record.assignees)
     ? record.assignees.flatMap((a) => (isRecord(a) && str(a.login) ? [str(a.login)!] : []))
     : [];
@@ -69,15 +73,15 @@ function toItem(record: Record<string, unknown>): ImportItem | string {
     pull &&
     (str(record.merged_at) ??
       (isRecord(record.pull_request) ? str(record.pull_request.merged_at) : undefined));
-  const refs = referencesIn(`${title ?? ""}\n${body}`, repo).filter((ref) => ref !== externalId);
+  const refs = referencesIn(`${title ?? ""}\n${body.text}`, repo).filter((ref) => ref !== externalId);
   const milestone = isRecord(record.milestone) ? str(record.milestone.title) : undefined;
   return {
     externalId,
     kind: pull ? "pull_request" : "task",
     ...(title ? { title } : {}),
-    body,
+    body: body.text,
     ...(user ? { author: user } : {}),
-    participants: [...new Set([...(user ? [user] : []), ...assignees])],
+    participants: [...new Set([...(user ? [user] : []), ...assignees])].slice(0, 500),
     occurredAt: new Date(created).toISOString(),
     ...(str(record.html_url) ? { url: str(record.html_url) } : {}),
     metadata: {
@@ -94,6 +98,7 @@ function toItem(record: Record<string, unknown>): ImportItem | string {
       ...(typeof record.comments === "number" ? { comments: record.comments } : {}),
       ...(str(record.closed_at) ? { closedAt: str(record.closed_at) } : {}),
       ...(str(record.updated_at) ? { updatedAt: str(record.updated_at) } : {}),
+      ...(body.truncated ? { truncated: true } : {}),
     },
     ...(refs.length > 0
       ? { links: refs.slice(0, MAX_LINKS).map((ref) => ({ externalId: ref, kind: "reference" })) }
@@ -101,14 +106,16 @@ function toItem(record: Record<string, unknown>): ImportItem | string {
   };
 }
 
+/** One record of a GitHub export (the CLI streams them with JsonRecordSplitter) → its event. */
+export function githubEvent(record: JsonRecord, path: string): ImportEvent {
+  const object = jsonObject(record, path, "");
+  if ("type" in object) return object;
+  const item = toItem(object.value);
+  if (typeof item === "string") return { type: "error", message: `issue ${item}`, at: object.at };
+  return { type: "item", item, at: object.at };
+}
+
+/** A GitHub export held whole as text. */
 export function* parseGithub(file: GithubFile): Iterable<ImportEvent> {
-  for (const record of jsonObjects(file, "")) {
-    if ("type" in record) {
-      yield record;
-      continue;
-    }
-    const item = toItem(record.value);
-    if (typeof item === "string") yield { type: "error", message: `issue ${item}`, at: record.at };
-    else yield { type: "item", item, at: record.at };
-  }
+  for (const record of jsonRecordsOfText(file.text)) yield githubEvent(record, file.path);
 }

@@ -6,7 +6,7 @@
  */
 import ICAL from "ical.js";
 import type { ImportEvent, ImportItem } from "./records";
-import { boundedText } from "./text";
+import { boundedText, storableText } from "./text";
 import { ianaZone, zonedInstant } from "./time-zones";
 
 type Component = InstanceType<typeof ICAL.Component>;
@@ -25,8 +25,8 @@ export function* parseIcs(file: { path: string; text: string }): Iterable<Import
     return;
   }
   // The file as a whole does not parse: parse each VEVENT alone, with the file's time zones beside it.
-  const blocks = file.text.match(/^BEGIN:VEVENT\r?$[\s\S]*?^END:VEVENT\r?$/gim) ?? [];
-  if (blocks.length === 0) {
+  const { blocks, unterminated } = blocksOf(file.text, "VEVENT");
+  if (blocks.length === 0 && unterminated === 0) {
     yield {
       type: "error",
       message: `not an iCalendar file: ${calendars.error}`,
@@ -34,7 +34,7 @@ export function* parseIcs(file: { path: string; text: string }): Iterable<Import
     };
     return;
   }
-  const zones = (file.text.match(/^BEGIN:VTIMEZONE\r?$[\s\S]*?^END:VTIMEZONE\r?$/gim) ?? []).join("\r\n");
+  const zones = blocksOf(file.text, "VTIMEZONE").blocks.join("\r\n");
   let index = 0;
   for (const block of blocks) {
     index++;
@@ -51,6 +51,33 @@ export function* parseIcs(file: { path: string; text: string }): Iterable<Import
       };
     } else yield eventFrom(vevent, file.path, index);
   }
+  if (unterminated > 0)
+    yield {
+      type: "error",
+      message: "event without END:VEVENT",
+      at: { file: file.path, position: `event ${index + 1}` },
+    };
+}
+
+/**
+ * The `BEGIN:<name>` … `END:<name>` blocks of a file, found line by line (linear: a file of many BEGIN lines
+ * and no END is read once); `unterminated` counts a block the file ends inside.
+ */
+function blocksOf(text: string, name: string): { blocks: string[]; unterminated: number } {
+  const begin = `BEGIN:${name}`;
+  const end = `END:${name}`;
+  const blocks: string[] = [];
+  let start = -1;
+  const lines = /[^\r\n]*(?:\r\n|\n|\r|$)/g;
+  for (let m = lines.exec(text); m && m[0] !== ""; m = lines.exec(text)) {
+    const line = m[0].length <= begin.length + 8 ? m[0].trimEnd().toUpperCase() : "";
+    if (start === -1 && line === begin) start = m.index;
+    else if (start !== -1 && line === end) {
+      blocks.push(text.slice(start, m.index + m[0].trimEnd().length));
+      start = -1;
+    }
+  }
+  return { blocks, unterminated: start === -1 ? 0 : 1 };
 }
 
 function parseCalendars(text: string): { ok: true; components: Component[] } | { ok: false; error: string } {
@@ -125,7 +152,7 @@ function eventItem(vevent: Component): ImportItem | string {
   const metadata: Record<string, unknown> = { start, allDay };
   if (end) metadata.end = end;
   if (tzid) metadata.timeZone = tzid;
-  if (location) metadata.location = location;
+  if (location) metadata.location = storableText(location, 2000);
   if (rrule) metadata.rrule = rrule;
   if (exdates.length > 0) metadata.exdates = exdates;
   if (recurrenceId) metadata.recurrenceId = recurrenceId;
@@ -138,10 +165,12 @@ function eventItem(vevent: Component): ImportItem | string {
     occurredAt: start,
     metadata,
   };
-  const summary = text(event.summary);
-  if (summary) item.title = summary.slice(0, 1000);
+  const summary = storableText(text(event.summary), 1000);
+  if (summary) item.title = summary;
   if (organizer) item.author = organizer;
-  if (attendees.length > 0) item.participants = [...new Set(attendees)].slice(0, 500);
+  const distinct = [...new Set(attendees)];
+  if (distinct.length > 0) item.participants = distinct.slice(0, 500);
+  if (distinct.length > 500) metadata.attendeeCount = distinct.length;
   const url = text(vevent.getFirstPropertyValue("url"));
   if (url && /^https?:\/\//i.test(url)) item.url = url;
   if (recurrenceId) item.links = [{ externalId: series, kind: "instance_of" }];
@@ -174,8 +203,8 @@ function person(prop: InstanceType<typeof ICAL.Property> | null): string | undef
     .trim();
   const cn = prop.getParameter("cn");
   const name = typeof cn === "string" ? cn.trim() : "";
-  if (name && address && name !== address) return `${name} <${address}>`;
-  return name || address || undefined;
+  const full = name && address && name !== address ? `${name} <${address}>` : name || address;
+  return storableText(full.length <= 500 ? full : address || full, 500);
 }
 
 const FREQUENCIES: Record<string, string> = {

@@ -5,6 +5,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import type { ImportEvent, ImportItem } from "./records";
+import { boundedText, storableText } from "./text";
 import {
   baseName,
   dateInName,
@@ -58,20 +59,41 @@ function splitFrontMatter(text: string): { fields: Record<string, unknown>; body
   }
 }
 
-/** The body without fenced or inline code, where links and tags are not meant. */
+/**
+ * The body without fenced or inline code, where links and tags are not meant. Fences are found line by line
+ * (CommonMark: a fence of 3+ backticks or tildes, indented at most 3 spaces, closed by a line of at least as
+ * many of the same character; an unclosed fence runs to the end), so no line is searched more than once.
+ */
 function withoutCode(body: string): string {
-  return body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, "").replace(/`[^`\n]*`/g, "");
+  const kept: string[] = [];
+  let fence: { char: string; length: number } | null = null;
+  for (const line of body.split("\n")) {
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (marker && marker[1]![0] === fence.char && marker[1]!.length >= fence.length) {
+        if (line.slice(marker[0].length).trim() === "") fence = null;
+      }
+      continue;
+    }
+    if (marker && !(marker[1]![0] === "`" && line.slice(marker[0].length).includes("`"))) {
+      fence = { char: marker[1]![0]!, length: marker[1]!.length };
+      continue;
+    }
+    kept.push(line);
+  }
+  return kept.join("\n").replace(/`[^`\n]*`/g, "");
 }
 
-function firstHeading(body: string): string | undefined {
-  const match = /^#[ \t]+(.+?)[ \t#]*$/m.exec(withoutCode(body));
-  return match ? match[1]!.trim() : undefined;
+function firstHeading(code: string): string | undefined {
+  const match = /^#[ \t]+(.+)$/m.exec(code);
+  // The closing #s are trimmed from where their run starts (the look-behind): linear on any line.
+  return match ? match[1]!.replace(/(?<![ \t#])[ \t#]+$/, "").trim() || undefined : undefined;
 }
 
-function tagsOf(fields: Record<string, unknown>, body: string): string[] {
+function tagsOf(fields: Record<string, unknown>, code: string): string[] {
   const raw = fields.tags ?? fields.tag;
   const declared = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(/[,\s]+/) : [];
-  const inline = [...withoutCode(body).matchAll(/(?:^|[\s(])#([\p{L}\p{N}_][\p{L}\p{N}_/-]*)/gu)]
+  const inline = [...code.matchAll(/(?:^|[\s(])#([\p{L}\p{N}_][\p{L}\p{N}_/-]*)/gu)]
     .map((m) => m[1]!)
     .filter((tag) => !/^\d+$/.test(tag));
   return unique(
@@ -92,7 +114,9 @@ class NoteIndex {
       this.byPath.set(id.toLowerCase(), id);
       this.byPath.set(id.replace(MARKDOWN_FILE, "").toLowerCase(), id);
       const key = stem(id).toLowerCase();
-      this.byStem.set(key, [...(this.byStem.get(key) ?? []), id]);
+      const same = this.byStem.get(key);
+      if (same) same.push(id);
+      else this.byStem.set(key, [id]);
     }
   }
 
@@ -125,19 +149,22 @@ class NoteIndex {
   }
 }
 
-function linksOf(fields: Record<string, unknown>, body: string, from: string, index: NoteIndex) {
+function linksOf(fields: Record<string, unknown>, code: string, from: string, index: NoteIndex) {
   const links: { externalId: string; kind: string }[] = [];
+  const seen = new Set<string>();
   const add = (externalId: string | undefined, kind: string) => {
-    if (externalId && externalId !== from && !links.some((l) => l.externalId === externalId)) {
+    if (externalId && externalId !== from && !seen.has(externalId)) {
+      seen.add(externalId);
       links.push({ externalId, kind });
     }
   };
-  const wikilinks = /(!?)\[\[([^\]|#^\n]*)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g;
+  // No part of a link may hold `[` (Obsidian names cannot): a failed attempt stops at the next `[`, so a
+  // line of `[[[[…` is read once, not once per bracket. The same for Markdown links' text and `(` targets.
+  const wikilinks = /(!?)\[\[([^[\]|#^\n]*)(?:[#^][^[\]|\n]*)?(?:\|[^[\]\n]*)?\]\]/g;
   for (const value of JSON.stringify(fields).matchAll(wikilinks))
     add(index.wikilink(value[2]!, from), "property");
-  const code = withoutCode(body);
   for (const m of code.matchAll(wikilinks)) add(index.wikilink(m[2]!, from), m[1] ? "embed" : "link");
-  for (const m of code.matchAll(/!?\[[^\]\n]*\]\((<[^>\n]+>|[^)\s]+)(?:\s+"[^"\n]*")?\)/g)) {
+  for (const m of code.matchAll(/!?\[[^[\]\n]*\]\((<[^<>\n]+>|[^()\s]+)(?:\s+"[^"\n]*")?\)/g)) {
     add(index.relative(m[1]!, from), "link");
   }
   return links;
@@ -146,11 +173,12 @@ function linksOf(fields: Record<string, unknown>, body: string, from: string, in
 function toItem(file: MarkdownFile, id: string, index: NoteIndex): ImportEvent {
   const at = { file: file.path, position: "file" };
   const { fields, body, problem } = splitFrontMatter(stripBom(file.text).replace(/\r\n?/g, "\n"));
+  const code = withoutCode(body);
   const title =
-    (typeof fields.title === "string" && fields.title.trim()) ||
-    firstHeading(body) ||
-    stem(id) ||
-    baseName(id);
+    storableText(
+      (typeof fields.title === "string" && fields.title.trim()) || firstHeading(code) || stem(id),
+      1000,
+    ) ?? baseName(id);
   const when =
     isoFromLooseDate(fields.date) ??
     isoFromLooseDate(fields.created) ??
@@ -164,17 +192,19 @@ function toItem(file: MarkdownFile, id: string, index: NoteIndex): ImportEvent {
       at,
     };
   }
-  const links = linksOf(fields, body, id, index);
-  const tags = tagsOf(fields, body);
+  const links = linksOf(fields, code, id, index);
+  const tags = tagsOf(fields, code);
+  const text = boundedText(body.trim());
   const aliases = Array.isArray(fields.aliases) ? fields.aliases.filter((a) => typeof a === "string") : [];
   const item: ImportItem = {
     externalId: id,
     kind: "doc",
     title,
-    body: body.trim(),
+    body: text.text,
     occurredAt: when,
     metadata: {
       path: id,
+      ...(text.truncated ? { truncated: true } : {}),
       ...(Object.keys(fields).length > 0 ? { frontMatter: fields } : {}),
       ...(tags.length > 0 ? { tags } : {}),
       ...(aliases.length > 0 ? { aliases } : {}),
@@ -184,26 +214,38 @@ function toItem(file: MarkdownFile, id: string, index: NoteIndex): ImportEvent {
     ...(links.length > 0 ? { links: links.slice(0, MAX_LINKS) } : {}),
   };
   const author = fields.author ?? fields.authors;
-  if (typeof author === "string" && author.trim() !== "") item.author = author.replace(/^\[\[|\]\]$/g, "");
+  const named =
+    typeof author === "string" ? storableText(author.replace(/^\[\[|\]\]$/g, ""), 500) : undefined;
+  if (named) item.author = named;
   return { type: "item", item, at };
 }
 
-export function* parseMarkdownFolder(files: MarkdownFile[]): Iterable<ImportEvent> {
-  const notes = files.filter((f) => MARKDOWN_FILE.test(f.path));
-  const index = new NoteIndex(notes.map((f) => noteId(f.path)));
-  const seen = new Set<string>();
-  for (const file of files) {
-    if (!MARKDOWN_FILE.test(file.path)) {
-      yield { type: "skipped", reason: "not a Markdown file", at: { file: file.path, position: "file" } };
-      continue;
-    }
-    const id = noteId(file.path);
-    if (seen.has(id.toLowerCase())) {
-      const message = `another file has the same path once Notion ids are removed (${id})`;
-      yield { type: "error", message, at: { file: file.path, position: "file" } };
-      continue;
-    }
-    seen.add(id.toLowerCase());
-    yield toItem(file, id, index);
+/**
+ * A folder of notes read one file at a time: built from every path in the folder (links resolve against
+ * them), then given each file's text, so only the current note is held.
+ */
+export class MarkdownFolder {
+  private readonly index: NoteIndex;
+  private readonly seen = new Set<string>();
+
+  constructor(paths: string[]) {
+    this.index = new NoteIndex(paths.filter((p) => MARKDOWN_FILE.test(p)).map(noteId));
   }
+
+  event(file: MarkdownFile): ImportEvent {
+    const at = { file: file.path, position: "file" };
+    if (!MARKDOWN_FILE.test(file.path)) return { type: "skipped", reason: "not a Markdown file", at };
+    const id = noteId(file.path);
+    if (this.seen.has(id.toLowerCase())) {
+      const message = `another file has the same path once Notion ids are removed (${id})`;
+      return { type: "error", message, at };
+    }
+    this.seen.add(id.toLowerCase());
+    return toItem(file, id, this.index);
+  }
+}
+
+export function* parseMarkdownFolder(files: MarkdownFile[]): Iterable<ImportEvent> {
+  const folder = new MarkdownFolder(files.map((f) => f.path));
+  for (const file of files) yield folder.event(file);
 }

@@ -4,7 +4,13 @@
  * after an empty line; a body line that merely starts with `From ` (an unescaped quote, "From my phone…")
  * does not look like a separator and stays in the body. mboxrd/mboxo quoting (`>From `, `>>From `) loses
  * one `>`; CRLF files work the same as LF ones. Pure: bytes in, messages out.
+ *
+ * Linear in the input: every byte is looked at once. Only a line that may be a separator (it follows an
+ * empty line and starts with `From `) is held back until its end, and only up to MAX_SEPARATOR_BYTES; any
+ * other line, however long, goes straight into the current message. A message over the size limit is
+ * counted, not kept, and reported as `oversized`.
  */
+import { storableIso } from "./email-headers";
 
 export interface MboxMessage {
   /** 1-based message number in the file. */
@@ -25,8 +31,11 @@ export type MboxPiece =
 
 /** Messages bigger than this are reported and skipped instead of being held in memory. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** A separator line is short (`From address asctime`); a longer line starting with `From ` is body text. */
+export const MAX_SEPARATOR_BYTES = 1024;
 
 const LF = 0x0a;
+const CR = 0x0d;
 const FROM_ = [0x46, 0x72, 0x6f, 0x6d, 0x20]; // "From "
 const SEPARATOR = /^From \S+\s+(.*\d{1,2}:\d{2}(?::\d{2})?.*)$/;
 const latin1 = new TextDecoder("latin1");
@@ -34,12 +43,23 @@ const latin1 = new TextDecoder("latin1");
 export class MboxSplitter {
   private parts: Uint8Array[] = [];
   private size = 0;
-  private pending: Uint8Array = new Uint8Array(0);
-  private previousBlank = true;
+  /** Bytes before the first separator that are not whitespace. */
+  private strayText = false;
   private current: { index: number; offset: number; separatorDate?: string } | null = null;
   private count = 0;
+  /** Bytes of the stream before the current chunk. */
   private consumed = 0;
   private readonly maxMessageBytes: number;
+
+  // The current line: its length so far, its first byte, its offset in the stream.
+  private lineLength = 0;
+  private lineFirst = -1;
+  private lineOffset = 0;
+  private previousBlank = true;
+  /** The current line, held back while it may still be a separator (it follows an empty line). */
+  private holding = true;
+  private readonly held = new Uint8Array(MAX_SEPARATOR_BYTES + 2);
+  private heldLength = 0;
 
   constructor(options: { maxMessageBytes?: number } = {}) {
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -47,49 +67,92 @@ export class MboxSplitter {
 
   /** Feeds the next chunk; returns the messages it completed. */
   push(chunk: Uint8Array): MboxPiece[] {
-    const data = this.pending.length > 0 ? concat([this.pending, chunk]) : chunk;
-    const base = this.consumed - this.pending.length;
     const out: MboxPiece[] = [];
-    let segmentStart = 0;
-    let lineStart = 0;
-    for (;;) {
-      const nl = data.indexOf(LF, lineStart);
+    /** Start of the bytes of this chunk that belong to the message and are not yet appended. */
+    let run = 0;
+    let pos = 0;
+    while (pos < chunk.length) {
+      const nl = chunk.indexOf(LF, pos);
+      const end = nl === -1 ? chunk.length : nl + 1;
+      if (this.lineLength === 0) {
+        this.lineFirst = chunk[pos]!;
+        this.lineOffset = this.consumed + pos;
+      }
+      this.lineLength += end - pos;
+      if (this.holding) {
+        const piece = chunk.subarray(pos, end);
+        if (this.heldLength + piece.length <= this.held.length) {
+          this.held.set(piece, this.heldLength);
+          this.heldLength += piece.length;
+          run = end;
+          if (!this.mayBeSeparator()) this.release();
+        } else {
+          // Too long for a separator: what was held, then this piece, are ordinary message bytes.
+          this.release();
+          run = pos;
+        }
+      }
       if (nl === -1) break;
-      if (this.previousBlank && startsWithFrom(data, lineStart)) {
-        const line = latin1.decode(data.subarray(lineStart, nl)).replace(/\r$/, "");
+      if (this.holding) {
+        const line = latin1.decode(this.held.subarray(0, this.heldLength - 1)).replace(/\r$/, "");
         const match = SEPARATOR.exec(line);
         if (match) {
-          this.append(data.subarray(segmentStart, lineStart));
           const done = this.finish();
           if (done) out.push(done);
           this.current = {
             index: ++this.count,
-            offset: base + lineStart,
+            offset: this.lineOffset,
             separatorDate: asctimeToIso(match[1]!),
           };
-          segmentStart = nl + 1;
-        }
+          this.heldLength = 0;
+          this.holding = false;
+        } else this.release();
       }
-      this.previousBlank = nl === lineStart || (nl === lineStart + 1 && data[lineStart] === 0x0d);
-      lineStart = nl + 1;
+      this.previousBlank = this.lineLength === 1 || (this.lineLength === 2 && this.lineFirst === CR);
+      this.lineLength = 0;
+      pos = end;
+      if (this.previousBlank) {
+        // The next line may be a separator: what came before it is complete message text.
+        this.append(chunk.subarray(run, pos));
+        run = pos;
+        this.holding = true;
+      }
     }
-    this.append(data.subarray(segmentStart, lineStart));
-    this.pending = data.slice(lineStart);
+    if (!this.holding) this.append(chunk.subarray(run));
     this.consumed += chunk.length;
     return out;
   }
 
   /** Ends the stream; returns the last message. */
   end(): MboxPiece[] {
-    this.append(this.pending);
-    this.pending = new Uint8Array(0);
+    this.release();
     const done = this.finish();
     return done ? [done] : [];
+  }
+
+  private mayBeSeparator(): boolean {
+    const n = Math.min(this.heldLength, FROM_.length);
+    for (let i = 0; i < n; i++) if (this.held[i] !== FROM_[i]) return false;
+    return true;
+  }
+
+  /** The held line is not a separator: it is message text. */
+  private release(): void {
+    this.holding = false;
+    if (this.heldLength === 0) return;
+    this.append(this.held.slice(0, this.heldLength));
+    this.heldLength = 0;
   }
 
   private append(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     this.size += bytes.length;
+    if (!this.current) {
+      // Before the first separator: only counted (and whether it is more than whitespace).
+      if (!this.strayText)
+        this.strayText = bytes.some((b) => b !== LF && b !== CR && b !== 0x20 && b !== 0x09);
+      return;
+    }
     // Past the limit the bytes are counted, not kept.
     if (this.size <= this.maxMessageBytes) this.parts.push(bytes);
     else this.parts = [];
@@ -102,8 +165,8 @@ export class MboxSplitter {
     this.parts = [];
     this.size = 0;
     if (!current) {
-      // Bytes before the first separator: only whitespace is tolerated (it is not a message).
-      const stray = parts.some((p) => p.some((b) => b !== LF && b !== 0x0d && b !== 0x20 && b !== 0x09));
+      const stray = this.strayText;
+      this.strayText = false;
       return stray ? { type: "stray", bytes: size } : null;
     }
     if (size > this.maxMessageBytes)
@@ -121,7 +184,7 @@ function startsWithFrom(data: Uint8Array, at: number): boolean {
 function trimSeparatorBlank(raw: Uint8Array): Uint8Array {
   let end = raw.length;
   if (end > 0 && raw[end - 1] === LF) end--;
-  if (end > 0 && raw[end - 1] === 0x0d) end--;
+  if (end > 0 && raw[end - 1] === CR) end--;
   return raw.subarray(0, end);
 }
 
@@ -150,9 +213,12 @@ function unquote(raw: Uint8Array): Uint8Array {
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
-/** `Mon Jan  1 00:00:00 2024` or `Mon Jan 01 00:00:00 +0000 2024` → ISO 8601 (UTC unless a zone is given). */
+/**
+ * `Mon Jan  1 00:00:00 2024` or `Mon Jan 01 00:00:00 +0000 2024` → ISO 8601 (UTC unless a zone is given);
+ * undefined when it does not parse or falls outside the years 1-9999 the service stores.
+ */
 export function asctimeToIso(text: string): string | undefined {
-  const m = /([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:([+-]\d{4})\s+)?(\d{4})/.exec(
+  const m = /([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:([+-]\d{4})\s+)?(\d{4,6})/.exec(
     text,
   );
   if (!m) return undefined;
@@ -161,9 +227,10 @@ export function asctimeToIso(text: string): string | undefined {
   const zone = m[6] ?? "+0000";
   const offsetMinutes =
     (zone[0] === "-" ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5)));
-  const utc = Date.UTC(Number(m[7]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5] ?? 0));
-  const ms = utc - offsetMinutes * 60_000;
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  const utc = new Date(0);
+  utc.setUTCFullYear(Number(m[7]), month, Number(m[2]));
+  utc.setUTCHours(Number(m[3]), Number(m[4]), Number(m[5] ?? 0));
+  return storableIso(utc.getTime() - offsetMinutes * 60_000);
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -4,6 +4,7 @@
  */
 import type { ImportEvent, ImportItem } from "./records";
 import { renderSlackText, type SlackDirectory, type SlackPerson } from "./slack-text";
+import { boundedText, storableText } from "./text";
 import { baseName, dirName, isoFromEpochSeconds, isRecord, normalizePath, str, unique } from "./text-utils";
 
 export interface ExportFile {
@@ -201,27 +202,32 @@ export function* parseSlackExport(files: ExportFile[]): Iterable<ImportEvent> {
   const dayFiles = [...byName.entries()]
     .filter(([rel]) => /^[^/]+\/\d{4}-\d{2}-\d{2}\.json$/.test(rel))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const perConversation = new Map<string, Located[]>();
+  const byFolder = new Map<string, ExportFile[]>();
   for (const [rel, file] of dayFiles) {
     const folder = rel.split("/")[0]!;
-    const parsed = parseJson(file);
-    if (!parsed.ok || !Array.isArray(parsed.value)) {
-      const message = parsed.ok ? "is not a JSON array of messages" : parsed.message;
-      yield { type: "error", message: `day file ${message}`, at: { file: file.path, position: "file" } };
-      continue;
-    }
-    const list = perConversation.get(folder) ?? [];
-    parsed.value.forEach((msg, i) => {
-      list.push({
-        msg: isRecord(msg) ? msg : { invalid: msg },
-        file: file.path,
-        position: `message ${i + 1}`,
-      });
-    });
-    perConversation.set(folder, list);
+    const list = byFolder.get(folder);
+    if (list) list.push(file);
+    else byFolder.set(folder, [file]);
   }
-
-  for (const [folder, located] of perConversation) {
+  // One conversation at a time (edits, deletions and threads never cross conversations): only its
+  // messages are held parsed, not the whole export's.
+  for (const [folder, days] of byFolder) {
+    const located: Located[] = [];
+    for (const file of days) {
+      const parsed = parseJson(file);
+      if (!parsed.ok || !Array.isArray(parsed.value)) {
+        const message = parsed.ok ? "is not a JSON array of messages" : parsed.message;
+        yield { type: "error", message: `day file ${message}`, at: { file: file.path, position: "file" } };
+        continue;
+      }
+      parsed.value.forEach((msg, i) => {
+        located.push({
+          msg: isRecord(msg) ? msg : { invalid: msg },
+          file: file.path,
+          position: `message ${i + 1}`,
+        });
+      });
+    }
     const conversation =
       conversations.get(folder) ??
       ({
@@ -294,16 +300,21 @@ function toItem(
   const rendered = renderSlackText(typeof msg.text === "string" ? msg.text : "", directory);
   const attachments = attachmentText(msg).map((t) => renderSlackText(t, directory));
   const files = filesOf(msg);
-  const body = [
-    rendered.text,
-    ...attachments.map((a) => a.text),
-    ...files.map((f) => `[file: ${f.name}${f.url ? ` ${f.url}` : ""}]`),
-  ]
-    .filter((part) => part.trim() !== "")
-    .join("\n\n");
-  const author = authorOf(msg, people);
+  const body = boundedText(
+    [
+      rendered.text,
+      ...attachments.map((a) => a.text),
+      ...files.map((f) => `[file: ${f.name}${f.url ? ` ${f.url}` : ""}]`),
+    ]
+      .filter((part) => part.trim() !== "")
+      .join("\n\n"),
+  );
+  const author = storableText(authorOf(msg, people), 500) ?? "unknown user";
   const mentioned = [...rendered.mentioned, ...attachments.flatMap((a) => a.mentioned)];
-  const participants = unique([author, ...mentioned.map((id) => people.get(id)?.display ?? "unknown user")]);
+  const participants = unique([
+    author,
+    ...mentioned.flatMap((id) => storableText(people.get(id)?.display ?? "unknown user", 500) ?? []),
+  ]).slice(0, 500);
   const threadTs = typeof msg.thread_ts === "string" ? msg.thread_ts : undefined;
   const isReply = threadTs !== undefined && threadTs !== ts;
   const reactions = Array.isArray(msg.reactions)
@@ -314,8 +325,8 @@ function toItem(
   return {
     externalId: `${conversation.id}:${ts}`,
     kind: "message",
-    title: conversation.title,
-    body,
+    title: storableText(conversation.title, 1000) ?? `#${conversation.id}`,
+    body: body.text,
     author,
     participants,
     occurredAt: isoFromEpochSeconds(ts)!,
@@ -328,8 +339,9 @@ function toItem(
       ...(threadTs ? { threadTs } : {}),
       ...(typeof msg.reply_count === "number" ? { replyCount: msg.reply_count } : {}),
       ...(isRecord(msg.edited) ? { edited: true } : {}),
-      ...(files.length > 0 ? { files } : {}),
-      ...(reactions.length > 0 ? { reactions } : {}),
+      ...(files.length > 0 ? { files: files.slice(0, 100) } : {}),
+      ...(reactions.length > 0 ? { reactions: reactions.slice(0, 100) } : {}),
+      ...(body.truncated ? { truncated: true } : {}),
     },
     ...(isReply ? { links: [{ externalId: `${conversation.id}:${threadTs}`, kind: "reply" }] } : {}),
   };

@@ -1,4 +1,5 @@
-/** Small pure helpers the import parsers share: paths, dates found in names, JSON records. */
+/** Small pure helpers the import parsers share: paths, dates found in names, JSON records as objects. */
+import type { JsonRecord } from "./json-records";
 import type { ImportEvent, RecordPosition } from "./records";
 
 /** Forward slashes, no leading "./" or "/": the stable form of a path inside an export. */
@@ -98,69 +99,6 @@ export function isoFromLooseDate(value: unknown): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-/** Top-level JSON values written one after another ("[...][...]", as `gh api --paginate` prints pages). */
-function concatenatedValues(text: string): string[] | null {
-  const values: string[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "[" || c === "{") {
-      if (depth === 0) start = i;
-      depth++;
-    } else if (c === "]" || c === "}") {
-      depth--;
-      if (depth < 0) return null;
-      if (depth === 0) values.push(text.slice(start, i + 1));
-    } else if (depth === 0 && !/\s/.test(c ?? "")) return null;
-  }
-  return depth === 0 ? values : null;
-}
-
-/**
- * Records of a JSON array, of concatenated arrays (paginated output), or of NDJSON (one JSON value per line);
- * each says where it was. A bad NDJSON line is its own record error; the others still parse.
- */
-export function splitJsonRecords(text: string): { value?: unknown; error?: string; position: string }[] {
-  const body = stripBom(text).trim();
-  if (body === "") return [];
-  if (body.startsWith("[")) {
-    const pages = concatenatedValues(body);
-    if (!pages) return [{ error: "not valid JSON", position: "file" }];
-    const out: { value?: unknown; error?: string; position: string }[] = [];
-    for (const [p, page] of pages.entries()) {
-      try {
-        const parsed: unknown = JSON.parse(page);
-        const list = Array.isArray(parsed) ? parsed : [parsed];
-        const prefix = pages.length > 1 ? `page ${p + 1} ` : "";
-        list.forEach((value, i) => {
-          out.push({ value, position: `${prefix}record ${i + 1}` });
-        });
-      } catch (error) {
-        out.push({ error: `not valid JSON: ${(error as Error).message}`, position: `page ${p + 1}` });
-      }
-    }
-    return out;
-  }
-  const out: { value?: unknown; error?: string; position: string }[] = [];
-  stripBom(text)
-    .split(/\r?\n/)
-    .forEach((line, i) => {
-      if (line.trim() === "") return;
-      try {
-        out.push({ value: JSON.parse(line), position: `line ${i + 1}` });
-      } catch (error) {
-        out.push({ error: `not valid JSON: ${(error as Error).message}`, position: `line ${i + 1}` });
-      }
-    });
-  return out;
-}
-
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -174,18 +112,18 @@ export function unique<T>(values: T[]): T[] {
 }
 
 /**
- * The JSON objects of a file (an array, concatenated arrays or NDJSON), each with where it came from; a record
- * that is not valid JSON or not an object is an `error` event naming `what` it should have been.
+ * A JSON record (json-records.ts) as an object with where it came from, or the event it is instead: an
+ * `error` when it is not valid JSON or not an object (naming `what` it should have been), a `skipped` when
+ * it was over the size limit.
  */
-export function* jsonObjects(
-  file: { path: string; text: string },
+export function jsonObject(
+  record: JsonRecord,
+  path: string,
   what: string,
-): Iterable<{ value: Record<string, unknown>; at: RecordPosition } | ImportEvent> {
-  for (const record of splitJsonRecords(file.text)) {
-    const at = { file: file.path, position: record.position };
-    if (record.error !== undefined) yield { type: "error", message: record.error, at };
-    else if (!isRecord(record.value)) {
-      yield { type: "error", message: `${what} is not a JSON object`.trim(), at };
-    } else yield { value: record.value, at };
-  }
+): { value: Record<string, unknown>; at: RecordPosition } | ImportEvent {
+  const at = { file: path, position: record.position };
+  if (record.type === "error") return { type: "error", message: record.message, at };
+  if (record.type === "skipped") return { type: "skipped", reason: record.reason, at };
+  if (!isRecord(record.value)) return { type: "error", message: `${what} is not a JSON object`.trim(), at };
+  return { value: record.value, at };
 }

@@ -5,6 +5,7 @@
  * byte-order mark, and none of them names speakers (`<v Name>` or `Name:`), which is what a transcript needs.
  */
 import type { ImportEvent } from "./records";
+import { boundedText, storableText } from "./text";
 import { baseName, dateInName, isoFromLooseDate, normalizePath, stripBom, unique } from "./text-utils";
 
 export interface TranscriptFile {
@@ -26,6 +27,7 @@ interface Cue {
   text: string;
 }
 
+const MAX_SPEAKER_CHARS = 200;
 const TIME = String.raw`(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d{1,3}))?`;
 const TIMING = new RegExp(String.raw`^\s*${TIME}\s*-->\s*${TIME}`);
 
@@ -50,9 +52,13 @@ function decode(text: string): string {
 /** The speaker of a cue's text and its plain words. */
 function speakerAndText(lines: string[]): { speaker?: string; text: string } {
   const joined = lines.join("\n");
-  const voice = /<v(?:\.[^\s>]*)?\s+([^>]+)>/.exec(joined);
-  const plain = decode(joined.replace(/<[^>]*>/g, ""));
-  if (voice) return { speaker: voice[1]!.trim(), text: plain.replace(/\s+/g, " ").trim() };
+  // No tag pattern may cross a `<`: a cue of `<v <v <v…` or `<<<…` without `>` is read once, not once per `<`.
+  const voice = /<v(?:\.[^\s<>]*)?\s+([^<>]+)>/.exec(joined);
+  const plain = decode(joined.replace(/<[^<>]*>/g, ""));
+  if (voice) {
+    const speaker = storableText(voice[1], MAX_SPEAKER_CHARS);
+    return { ...(speaker ? { speaker } : {}), text: plain.replace(/\s+/g, " ").trim() };
+  }
   const [first = "", ...rest] = plain.split("\n");
   const match = SPEAKER_PREFIX.exec(first.trim());
   if (match && (match[1] ?? match[3])) {
@@ -150,25 +156,31 @@ function* parseTranscript(
   }
   const turns = turnsOf(cues);
   const speakers = unique(turns.flatMap((t) => (t.speaker ? [t.speaker] : [])));
-  const body = turns
-    .map((t) => `${t.speaker ? `${t.speaker} ` : ""}[${clock(t.start)}]: ${t.words.join(" ")}`)
-    .join("\n\n");
+  const body = boundedText(
+    turns
+      .map((t) => `${t.speaker ? `${t.speaker} ` : ""}[${clock(t.start)}]: ${t.words.join(" ")}`)
+      .join("\n\n"),
+  );
+  // A loop, not Math.max(...cues): spreading 100,000+ cues overflows the call stack.
+  let duration = 0;
+  for (const cue of cues) if (cue.end > duration) duration = cue.end;
   const name = baseName(file.path);
   yield {
     type: "item",
     item: {
       externalId: normalizePath(file.path),
       kind: "call",
-      title: name.replace(/\.(vtt|srt)$/i, "").replace(/\.transcript$/i, ""),
-      body,
-      participants: speakers,
+      title: storableText(name.replace(/\.(vtt|srt)$/i, "").replace(/\.transcript$/i, ""), 1000) ?? name,
+      body: body.text,
+      participants: speakers.slice(0, 500),
       occurredAt: when,
       metadata: {
         format,
         cues: cues.length,
         turns: turns.length,
-        durationSeconds: Math.round(Math.max(...cues.map((c) => c.end))),
-        speakers,
+        durationSeconds: Math.round(duration),
+        speakers: speakers.slice(0, 500),
+        ...(body.truncated ? { truncated: true } : {}),
       },
     },
     at,

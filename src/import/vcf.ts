@@ -2,134 +2,164 @@
  * vCard (2.1, 3.0, 4.0) → one `contact` item per card. Written here rather than taken from ical.js, whose
  * vCard support stops at 3.0/4.0: 2.1 cards from phones use bare parameters (`TEL;WORK;VOICE:`),
  * quoted-printable values with soft line breaks and `CHARSET=`. Input is bytes so any charset decodes;
- * CRLF, LF-only and folded lines all work.
+ * CRLF, LF-only and folded lines all work. Streamed and bounded (vcard-reader.ts): a value over the value
+ * limit is cut (metadata.truncatedValues names it), a photo is described (type, size), never decoded.
  */
-import type { ImportEvent, ImportItem } from "./records";
+import type { ImportEvent, ImportItem, RecordPosition } from "./records";
+import { boundedText, megabytes, storableText } from "./text";
+import { isBinary, MAX_CARD_BYTES, type VcardPiece, type VcardProperty, VcardReader } from "./vcard-reader";
 
 interface Property {
   name: string;
   params: Record<string, string[]>;
   value: string;
+  /** The value was longer than the value limit and is cut: its length in bytes as written. */
+  cutFrom?: number;
 }
 
-const latin1 = new TextDecoder("latin1");
+export interface VcfOptions {
+  /** occurredAt for a card without REV (the file's time). */
+  fallbackDate: string;
+  /** A value keeps at most this many bytes (the rest is cut and named in metadata.truncatedValues). */
+  maxValueBytes?: number;
+  /** A card keeping more than this is skipped with a reason, which names the limit as `cardLimit` (default: its size). */
+  maxCardBytes?: number;
+  cardLimit?: string;
+}
 
+/** Metadata lists stay far below the API's 10,000 values and 256 KB of metadata. */
+const MAX_LISTED = 100;
+const MAX_PARTICIPANTS = 500;
+
+/** A vCard file (the CLI streams it chunk by chunk through VcfParser; this is the whole-bytes form). */
 export function* parseVcf(
   file: { path: string; bytes: Uint8Array },
-  options: { fallbackDate: string },
+  options: VcfOptions,
 ): Iterable<ImportEvent> {
-  // Latin-1 maps every byte to one char, so values can be re-decoded in their own charset later.
-  const lines = unfold(latin1.decode(file.bytes).replace(/^\u00ef\u00bb\u00bf/, ""));
-  let card: Property[] | null = null;
-  let index = 0;
-  let startLine = 0;
-  for (const [lineNo, line] of lines.entries()) {
-    if (/^BEGIN:VCARD$/i.test(line.trim())) {
-      card = [];
-      index++;
-      startLine = lineNo + 1;
-    } else if (/^END:VCARD$/i.test(line.trim())) {
-      if (card)
-        yield cardEvent(
-          card,
-          { file: file.path, position: `card ${index} (line ${startLine})` },
-          options.fallbackDate,
-        );
-      card = null;
-    } else if (card && line.trim() !== "") {
-      const prop = parseLine(line);
-      if (prop) card.push(prop);
+  const parser = new VcfParser(file.path, options);
+  yield* parser.push(file.bytes);
+  yield* parser.end();
+}
+
+/** Streams a vCard file: bytes in, one event per card out. */
+export class VcfParser {
+  private readonly reader: VcardReader;
+  private consumed = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly options: VcfOptions,
+  ) {
+    this.reader = new VcardReader(options);
+  }
+
+  push(chunk: Uint8Array): ImportEvent[] {
+    // A UTF-8 byte-order mark is not part of the first line, however the chunks cut it.
+    let skip = 0;
+    while (
+      skip < chunk.length &&
+      this.consumed + skip < BOM.length &&
+      chunk[skip] === BOM[this.consumed + skip]
+    )
+      skip++;
+    this.consumed += chunk.length;
+    return this.reader.push(chunk.subarray(skip)).map((piece) => this.event(piece));
+  }
+
+  end(): ImportEvent[] {
+    return this.reader.end().map((piece) => this.event(piece));
+  }
+
+  private event(piece: VcardPiece): ImportEvent {
+    const at = { file: this.path, position: `card ${piece.index} (line ${piece.line})` };
+    if (piece.type === "unterminated") return { type: "error", message: "card without END:VCARD", at };
+    if (piece.type === "oversized") {
+      const limit = this.options.cardLimit ?? megabytes(this.options.maxCardBytes ?? MAX_CARD_BYTES);
+      return { type: "skipped", reason: `card over ${limit}`, at };
     }
-  }
-  if (card)
-    yield {
-      type: "error",
-      message: "card without END:VCARD",
-      at: { file: file.path, position: `card ${index} (line ${startLine})` },
-    };
-}
-
-/** Joins folded lines (a line starting with space or tab) and quoted-printable soft breaks (`=` at the end). */
-function unfold(text: string): string[] {
-  const raw = text.split(/\r\n|\n|\r/);
-  const out: string[] = [];
-  for (const line of raw) {
-    const last = out.length - 1;
-    if (last >= 0 && /^[ \t]/.test(line)) out[last] += line.slice(1);
-    else if (
-      last >= 0 &&
-      /ENCODING=QUOTED-PRINTABLE|;QUOTED-PRINTABLE/i.test(out[last]!.split(":")[0]!) &&
-      out[last]!.endsWith("=")
-    ) {
-      out[last] = out[last]!.slice(0, -1) + line;
-    } else out.push(line);
-  }
-  return out;
-}
-
-function parseLine(line: string): Property | null {
-  const colon = valueStart(line);
-  if (colon === -1) return null;
-  const [nameWithGroup, ...rawParams] = splitUnquoted(line.slice(0, colon), ";");
-  const name = nameWithGroup!.split(".").pop()!.toUpperCase();
-  const params: Record<string, string[]> = {};
-  for (const p of rawParams) {
-    const eq = p.indexOf("=");
-    // vCard 2.1 allows bare parameters: `TEL;WORK;VOICE:` means TYPE=WORK,VOICE; `;QUOTED-PRINTABLE` an encoding.
-    const key =
-      eq === -1
-        ? /^(QUOTED-PRINTABLE|BASE64|B|8BIT)$/i.test(p)
-          ? "ENCODING"
-          : "TYPE"
-        : p.slice(0, eq).toUpperCase();
-    const values = (eq === -1 ? p : p.slice(eq + 1)).split(",").map((v) => v.replace(/^"|"$/g, ""));
-    params[key] = [...(params[key] ?? []), ...values];
-  }
-  return { name, params, value: decodeValue(line.slice(colon + 1), params) };
-}
-
-/** The colon that ends the name and parameters (a quoted parameter may contain colons). */
-function valueStart(line: string): number {
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    if (line[i] === '"') quoted = !quoted;
-    else if (line[i] === ":" && !quoted) return i;
-  }
-  return -1;
-}
-
-function splitUnquoted(text: string, separator: string): string[] {
-  const out: string[] = [];
-  let quoted = false;
-  let current = "";
-  for (const ch of text) {
-    if (ch === '"') quoted = !quoted;
-    if (ch === separator && !quoted) {
-      out.push(current);
-      current = "";
-    } else current += ch;
-  }
-  out.push(current);
-  return out;
-}
-
-function decodeValue(value: string, params: Record<string, string[]>): string {
-  const encoding = params.ENCODING?.[0]?.toUpperCase();
-  const charset = params.CHARSET?.[0] ?? "utf-8";
-  let bytes: Uint8Array;
-  if (encoding === "QUOTED-PRINTABLE") {
-    const decoded = value.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
+    return cardEvent(
+      piece.properties.map((p) => decodeProperty(p)),
+      piece.properties,
+      at,
+      this.options.fallbackDate,
     );
-    bytes = Uint8Array.from(decoded, (c) => c.charCodeAt(0) & 0xff);
-  } else if (encoding === "B" || encoding === "BASE64") {
-    return "";
-  } else bytes = Uint8Array.from(value, (c) => c.charCodeAt(0) & 0xff);
+  }
+}
+
+function decodeProperty(prop: VcardProperty): Property {
+  const cut = prop.size > prop.raw.length && !isBinary(prop.name, prop.params);
+  return {
+    name: prop.name,
+    params: prop.params,
+    value: decodeValue(prop, cut),
+    ...(cut ? { cutFrom: prop.size } : {}),
+  };
+}
+
+function decodeValue(prop: VcardProperty, cut: boolean): string {
+  if (isBinary(prop.name, prop.params)) return latin1.decode(prop.raw);
+  const encoding = prop.params.ENCODING?.[0]?.toUpperCase();
+  const charset = prop.params.CHARSET?.[0] ?? "utf-8";
+  const bytes = encoding === "QUOTED-PRINTABLE" ? quotedPrintable(prop.raw, cut) : prop.raw;
   try {
     return new TextDecoder(charset).decode(bytes);
   } catch {
     return new TextDecoder("utf-8").decode(bytes);
   }
+}
+
+const latin1 = new TextDecoder("latin1");
+const BOM = [0xef, 0xbb, 0xbf];
+
+function hexValue(b: number | undefined): number {
+  if (b === undefined) return -1;
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x41 && b <= 0x46) return b - 0x37;
+  if (b >= 0x61 && b <= 0x66) return b - 0x57;
+  return -1;
+}
+
+/** `=XX` escapes decoded in one pass; a value cut in the middle of an escape loses that escape. */
+function quotedPrintable(raw: Uint8Array, cut: boolean): Uint8Array {
+  const out = new Uint8Array(raw.length);
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i]!;
+    if (b === 0x3d) {
+      const high = hexValue(raw[i + 1]);
+      const low = hexValue(raw[i + 2]);
+      if (high >= 0 && low >= 0) {
+        out[n++] = high * 16 + low;
+        i += 2;
+        continue;
+      }
+      if (cut && i + 2 >= raw.length) break;
+    }
+    out[n++] = b;
+  }
+  return out.subarray(0, n);
+}
+
+/** A binary value's media type and size, never its bytes: `data:image/jpeg;base64,…`, TYPE=JPEG, or a URL. */
+function binaryInfo(prop: VcardProperty): Record<string, unknown> {
+  const head = latin1.decode(prop.raw.subarray(0, 256));
+  const data = /^data:([\w.+-]+\/[\w.+-]+)?[^,]*,/i.exec(head);
+  if (data) {
+    const base64 = /;base64,$/i.test(data[0]);
+    const payload = prop.size - data[0].length;
+    return {
+      ...(data[1] ? { type: data[1].toLowerCase() } : {}),
+      bytes: base64 ? Math.floor((payload * 3) / 4) : payload,
+    };
+  }
+  const url = /^https?:\/\/\S+$/i.test(head.trim()) && prop.size <= 2000 ? head.trim() : undefined;
+  if (url) return { url };
+  const type = prop.params.TYPE?.find((t) => !/^(pref|\d+)$/i.test(t)) ?? prop.params.MEDIATYPE?.[0];
+  const encoding = prop.params.ENCODING?.[0]?.toUpperCase();
+  return {
+    ...(type ? { type: type.toLowerCase() } : {}),
+    bytes: encoding === "B" || encoding === "BASE64" ? Math.floor((prop.size * 3) / 4) : prop.size,
+  };
 }
 
 /** Splits a structured value on unescaped `;` and unescapes `\,`, `\;`, `\n`. */
@@ -143,7 +173,8 @@ function unescapeText(value: string): string {
 
 function cardEvent(
   card: Property[],
-  at: { file: string; position: string },
+  raw: VcardProperty[],
+  at: RecordPosition,
   fallbackDate: string,
 ): ImportEvent {
   const first = (name: string) => card.find((p) => p.name === name);
@@ -151,8 +182,10 @@ function cardEvent(
   const n = first("N") ? components(first("N")!.value) : [];
   const fromN = [n[3], n[1], n[2], n[0], n[4]].filter(Boolean).join(" ").trim();
   const emails = all("EMAIL").map((p) => unescapeText(p.value));
-  const name =
-    unescapeText(first("FN")?.value ?? "") || fromN || emails[0] || unescapeText(first("ORG")?.value ?? "");
+  const name = storableText(
+    unescapeText(first("FN")?.value ?? "") || fromN || emails[0] || unescapeText(first("ORG")?.value ?? ""),
+    1000,
+  );
   if (!name) return { type: "skipped", reason: "card without a name or email", at };
 
   const typed = (p: Property) => {
@@ -173,37 +206,49 @@ function cardEvent(
   const bday = unescapeText(first("BDAY")?.value ?? "");
   if (bday) lines.push(`Birthday: ${bday}`);
   const note = unescapeText(first("NOTE")?.value ?? "");
-  if (note) lines.push("", note);
+  if (note) lines.push(...(lines.length > 0 ? [""] : []), note);
 
   const uid = unescapeText(first("UID")?.value ?? "");
-  const externalId = (
-    uid ||
-    `vcard:${name.toLowerCase()}|${emails
-      .map((e) => e.toLowerCase())
-      .sort()
-      .join(",")}`
-  ).slice(0, 500);
+  const externalId =
+    storableText(
+      uid ||
+        `vcard:${name.toLowerCase()}|${emails
+          .map((e) => e.toLowerCase())
+          .sort()
+          .join(",")}`,
+      500,
+    ) ?? name;
   const rev = parseRev(first("REV")?.value);
-  const metadata: Record<string, unknown> = { version: first("VERSION")?.value.trim() ?? "unknown" };
-  if (emails.length > 0) metadata.emails = emails;
+  const short = (text: string) => storableText(text, 1000) ?? "";
+  const metadata: Record<string, unknown> = {
+    version: short(first("VERSION")?.value ?? "") || "unknown",
+  };
+  if (emails.length > 0) metadata.emails = emails.slice(0, MAX_LISTED).map(short);
   const phones = all("TEL").map((p) => unescapeText(p.value).replace(/^tel:/i, ""));
-  if (phones.length > 0) metadata.phones = phones;
-  if (org) metadata.organization = org;
-  if (title) metadata.jobTitle = title;
-  if (bday) metadata.birthday = bday;
+  if (phones.length > 0) metadata.phones = phones.slice(0, MAX_LISTED).map(short);
+  if (org) metadata.organization = short(org);
+  if (title) metadata.jobTitle = short(title);
+  if (bday) metadata.birthday = short(bday);
+  const photo = raw.find((p) => p.name === "PHOTO");
+  if (photo) metadata.photo = binaryInfo(photo);
+  const cut = card.filter((p) => p.cutFrom !== undefined).slice(0, MAX_LISTED);
+  if (cut.length > 0) metadata.truncatedValues = cut.map((p) => ({ property: p.name, bytes: p.cutFrom }));
+  const body = boundedText(lines.join("\n") || name);
+  if (body.truncated) metadata.truncated = true;
 
   const item: ImportItem = {
     externalId,
     kind: "contact",
     title: name,
-    body: lines.join("\n") || name,
+    body: body.text,
     occurredAt: rev ?? fallbackDate,
     metadata,
   };
-  if (emails.length > 0) item.participants = emails;
+  const participants = [...new Set(emails.flatMap((e) => storableText(e, 500) ?? []))];
+  if (participants.length > 0) item.participants = participants.slice(0, MAX_PARTICIPANTS);
   const url = all("URL")
     .map((p) => unescapeText(p.value))
-    .find((u) => /^https?:\/\//i.test(u));
+    .find((u) => /^https?:\/\//i.test(u) && u.length <= 2000);
   if (url) item.url = url;
   return { type: "item", item, at };
 }

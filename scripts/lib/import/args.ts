@@ -1,5 +1,6 @@
-/** `import <format> <path>... [--url] [--token] [--source] [--date] [--dry-run] [--json]` → options. */
+/** `import <format> <path>... [--url] [--token] [--source] [--date] [--max-…-mb N] [--dry-run] [--json]` → options. */
 import { parseArgs } from "node:util";
+import { type ImportLimits, LIMIT_FLAGS, limitsFromFlags } from "./limits";
 
 export interface ImportArgs {
   format: string;
@@ -11,6 +12,7 @@ export interface ImportArgs {
   dryRun: boolean;
   json: boolean;
   concurrency: number;
+  limits: ImportLimits;
 }
 
 export class UsageError extends Error {}
@@ -25,7 +27,13 @@ Options:
   --date DATE      occurredAt for call transcripts without a date (ISO 8601)
   --concurrency N  batches in flight (default 4)
   --dry-run        parse and summarise, send nothing
-  --json           print one JSON summary object as the last line`;
+  --json           print one JSON summary object as the last line
+
+Limits (MB; a hostile or broken export stops at them with a reason):
+  --max-file-mb N    a file read whole (.ics, .vtt/.srt, a note, a Slack JSON file, also inside a .zip) (default ${LIMIT_FLAGS.maxFileBytes.defaultMb})
+  --max-export-mb N  a Slack export in all: what its .zip's files inflate to, or its loose files (default ${LIMIT_FLAGS.maxExportBytes.defaultMb})
+  --max-record-mb N  one mbox/.eml message, vCard, or GitHub/ChatGPT record (default ${LIMIT_FLAGS.maxRecordBytes.defaultMb})
+  --max-value-mb N   one vCard value such as a NOTE; longer ones are cut (default ${LIMIT_FLAGS.maxValueBytes.defaultMb})`;
 
 export function parseImportArgs(
   argv: string[],
@@ -57,6 +65,8 @@ export function parseImportArgs(
   const concurrency = Number(values.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
     throw new UsageError("--concurrency must be 1-32");
+  const limits = limitsFromFlags(values);
+  if (typeof limits === "string") throw new UsageError(limits);
   return {
     format,
     paths,
@@ -67,6 +77,7 @@ export function parseImportArgs(
     dryRun,
     json: values.json ?? false,
     concurrency,
+    limits,
   };
 }
 
@@ -83,6 +94,10 @@ function parseArgsStrict(argv: string[]) {
       concurrency: { type: "string" },
       "dry-run": { type: "boolean" },
       json: { type: "boolean" },
+      "max-file-mb": { type: "string" },
+      "max-export-mb": { type: "string" },
+      "max-record-mb": { type: "string" },
+      "max-value-mb": { type: "string" },
     },
   });
 }

@@ -7,27 +7,28 @@ import { parseEmail } from "../../../src/import/email";
 import { parseIcs } from "../../../src/import/ics";
 import { MboxSplitter } from "../../../src/import/mbox";
 import type { ImportEvent } from "../../../src/import/records";
-import { parseVcf } from "../../../src/import/vcf";
+import { VcfParser } from "../../../src/import/vcf";
 import { OTHER_FORMATS } from "./formats-other";
 import type { ImportFormat } from "./import-format";
 import { type InputFile, readBytes, readChunks, readText } from "./input-files";
+import { type ImportLimits, limitText, oversizedFile } from "./limits";
 
 const mbox: ImportFormat = {
   defaultSource: "mbox",
   extensions: [".mbox", ".mbx", ".mbs"],
-  async *read(files, { counter }) {
+  async *read(files, { counter, limits }) {
     for (const file of files) {
-      const splitter = new MboxSplitter();
+      const splitter = new MboxSplitter({ maxMessageBytes: limits.maxRecordBytes });
       let messages = 0;
       for await (const chunk of readChunks(file, counter)) {
         for (const piece of splitter.push(chunk)) {
           messages++;
-          yield await mboxEvent(file, piece);
+          yield await mboxEvent(file, piece, limits);
         }
       }
       for (const piece of splitter.end()) {
         messages++;
-        yield await mboxEvent(file, piece);
+        yield await mboxEvent(file, piece, limits);
       }
       if (messages === 0)
         yield { type: "skipped", reason: "empty mbox file", at: { file: file.path, position: "file" } };
@@ -38,6 +39,7 @@ const mbox: ImportFormat = {
 async function mboxEvent(
   file: InputFile,
   piece: ReturnType<MboxSplitter["push"]>[number],
+  limits: ImportLimits,
 ): Promise<ImportEvent> {
   if (piece.type === "stray") {
     return {
@@ -47,10 +49,14 @@ async function mboxEvent(
     };
   }
   if (piece.type === "oversized") {
+    // Skipped, not failed: the rest of the mbox streams on; the reason names the limit to raise.
     return {
-      type: "error",
-      message: `message of ${piece.bytes} bytes is over the size limit`,
-      at: { file: file.path, position: `message ${piece.index} (byte ${piece.offset})` },
+      type: "skipped",
+      reason: `message over ${limitText(limits, "maxRecordBytes")}`,
+      at: {
+        file: file.path,
+        position: `message ${piece.index} (byte ${piece.offset}, ${piece.bytes} bytes)`,
+      },
     };
   }
   const { message } = piece;
@@ -61,13 +67,14 @@ async function mboxEvent(
 const eml: ImportFormat = {
   defaultSource: "eml",
   extensions: [".eml"],
-  async *read(files, { counter }) {
+  async *read(files, { counter, limits }) {
     for (const file of files) {
-      yield await parseEmail(
-        await readBytes(file, counter),
-        { file: file.path, position: "message" },
-        { fallbackDate: file.mtime.toISOString() },
-      );
+      const at = { file: file.path, position: "message" };
+      if (file.size > limits.maxRecordBytes) {
+        yield { type: "skipped", reason: `message over ${limitText(limits, "maxRecordBytes")}`, at };
+        continue;
+      }
+      yield await parseEmail(await readBytes(file, counter), at, { fallbackDate: file.mtime.toISOString() });
     }
   },
 };
@@ -75,20 +82,28 @@ const eml: ImportFormat = {
 const ics: ImportFormat = {
   defaultSource: "ics",
   extensions: [".ics", ".ical", ".ifb"],
-  async *read(files, { counter }) {
-    for (const file of files) yield* parseIcs({ path: file.path, text: await readText(file, counter) });
+  async *read(files, { counter, limits }) {
+    for (const file of files) {
+      const tooBig = oversizedFile(file, limits);
+      if (tooBig) yield tooBig;
+      else yield* parseIcs({ path: file.path, text: await readText(file, counter) });
+    }
   },
 };
 
 const vcf: ImportFormat = {
   defaultSource: "vcf",
   extensions: [".vcf", ".vcard"],
-  async *read(files, { counter }) {
+  async *read(files, { counter, limits }) {
     for (const file of files) {
-      yield* parseVcf(
-        { path: file.path, bytes: await readBytes(file, counter) },
-        { fallbackDate: file.mtime.toISOString() },
-      );
+      const parser = new VcfParser(file.path, {
+        fallbackDate: file.mtime.toISOString(),
+        maxValueBytes: limits.maxValueBytes,
+        maxCardBytes: limits.maxRecordBytes,
+        cardLimit: limitText(limits, "maxRecordBytes"),
+      });
+      for await (const chunk of readChunks(file, counter)) yield* parser.push(chunk);
+      yield* parser.end();
     }
   },
 };

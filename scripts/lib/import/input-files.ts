@@ -1,7 +1,8 @@
 /** The CLI's file side: expands the given paths (folders recursively) into files, and reads them. */
 import { createReadStream } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
+import type { RandomAccess } from "./zip-directory";
 
 export interface InputFile {
   /** The path as the user can find it. */
@@ -67,4 +68,28 @@ export async function* readChunks(file: InputFile, counter: ByteCounter): AsyncI
     counter.read += bytes.length;
     yield new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   }
+}
+
+/** The file as a RandomAccess (a .zip is read by ranges, never whole); `close` releases the handle. */
+export async function openRandomAccess(
+  file: InputFile,
+  counter: ByteCounter,
+): Promise<RandomAccess & { close(): Promise<void> }> {
+  const handle = await open(file.path, "r");
+  const { size } = await handle.stat();
+  return {
+    size,
+    async read(offset, length) {
+      const buffer = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+      let filled = 0;
+      while (filled < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, offset + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      counter.read += filled;
+      return buffer.subarray(0, filled);
+    },
+    close: () => handle.close(),
+  };
 }
