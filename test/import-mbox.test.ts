@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { MAX_PARTICIPANTS } from "../src/domain/item-schema";
 import { parseEmail } from "../src/import/email";
-import {
-  boundParticipants,
-  cleanHeaderText,
-  headerDate,
-  MAX_PARTICIPANTS,
-} from "../src/import/email-headers";
+import { boundParticipants, cleanHeaderText, headerDate } from "../src/import/email-headers";
 import { asctimeToIso, type MboxMessage, type MboxPiece, MboxSplitter } from "../src/import/mbox";
 import { htmlToText } from "../src/import/text";
 import { bytes, concatBytes, fixtures, latin1Bytes } from "./support/import-fixtures";

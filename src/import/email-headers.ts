@@ -4,23 +4,21 @@
  * item's limits, dates within the years the service stores, recipient lists within the participants cap
  * (the rest kept in metadata with their count). Pure.
  */
+import { isStorableInstant } from "../domain/instants";
+import { MAX_PARTICIPANTS } from "../domain/item-schema";
 import { storableText } from "./text";
 
-/** POST /items takes at most this many participants, each at most MAX_PARTICIPANT_CHARS long. */
-export const MAX_PARTICIPANTS = 500;
+/** POST /items takes participants of at most this many characters. */
 export const MAX_PARTICIPANT_CHARS = 500;
 /** Recipients past MAX_PARTICIPANTS go in metadata up to this much text and this many entries (metadata
  * is capped at 256 KB and 10,000 values). */
 export const MAX_OVERFLOW_CHARS = 96 * 1024;
 export const MAX_OVERFLOW_ENTRIES = 5000;
 
-/** The instants the service stores: years 1 to 9999 UTC (as src/domain/instants.ts checks on ingest). */
-const FIRST_MS = new Date("0001-01-01T00:00:00.000Z").getTime();
-const LAST_MS = new Date("9999-12-31T23:59:59.999Z").getTime();
-
-/** An instant as ISO 8601, or undefined when it is not one or falls outside years 1-9999. */
+/** An instant as ISO 8601, or undefined when it is not one or falls outside the years the service stores. */
 export function storableIso(ms: number): string | undefined {
-  return Number.isFinite(ms) && ms >= FIRST_MS && ms <= LAST_MS ? new Date(ms).toISOString() : undefined;
+  const date = new Date(ms);
+  return isStorableInstant(date) ? date.toISOString() : undefined;
 }
 
 /** A Date header (or any date text `Date.parse` reads) as a storable ISO 8601 instant, else undefined. */

@@ -5,6 +5,7 @@
  * CRLF, LF-only and folded lines all work. Streamed and bounded (vcard-reader.ts): a value over the value
  * limit is cut (metadata.truncatedValues names it), a photo is described (type, size), never decoded.
  */
+import { MAX_PARTICIPANTS } from "../domain/item-schema";
 import type { ImportEvent, ImportItem, RecordPosition } from "./records";
 import { boundedText, megabytes, storableText } from "./text";
 import { isBinary, MAX_CARD_BYTES, type VcardPiece, type VcardProperty, VcardReader } from "./vcard-reader";
@@ -29,7 +30,6 @@ export interface VcfOptions {
 
 /** Metadata lists stay far below the API's 10,000 values and 256 KB of metadata. */
 const MAX_LISTED = 100;
-const MAX_PARTICIPANTS = 500;
 
 /** A vCard file (the CLI streams it chunk by chunk through VcfParser; this is the whole-bytes form). */
 export function* parseVcf(
