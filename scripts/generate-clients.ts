@@ -5,8 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { ROOT } from "./lib/dev-secret";
 import { generateClientFiles, staleFiles } from "./lib/clients/generate";
+import { ROOT } from "./lib/dev-secret";
 
 const files = await generateClientFiles();
 const stale = staleFiles(files);

@@ -28,7 +28,8 @@ export function encodeItems(items: readonly unknown[]): EncodedItem[] {
 }
 
 /** The request body of one batch. */
-export const batchBody = (batch: readonly EncodedItem[]) => `{"items":[${batch.map((e) => e.json).join(",")}]}`;
+export const batchBody = (batch: readonly EncodedItem[]) =>
+  `{"items":[${batch.map((e) => e.json).join(",")}]}`;
 
 /** Bytes of batchBody(batch), without building it. */
 export const batchBytes = (batch: readonly EncodedItem[]) =>

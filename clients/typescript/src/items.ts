@@ -1,9 +1,24 @@
 /** The workspace store: upsert in batches, search, read and delete, all as the token's user. */
-import { batchBody, encodeItems, type EncodedItem, MAX_BATCH_BYTES, MAX_BATCH_ITEMS, planBatches } from "./batches.js";
+import {
+  batchBody,
+  type EncodedItem,
+  encodeItems,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_ITEMS,
+  planBatches,
+} from "./batches.js";
 import { UnifiedMemoryError } from "./errors.js";
 import { Paginator } from "./pages.js";
 import type { Transport } from "./transport.js";
-import type { IngestedItem, Item, ItemInput, ItemKind, SearchHit, SearchPage, UpsertStatus } from "./types.js";
+import type {
+  IngestedItem,
+  Item,
+  ItemInput,
+  ItemKind,
+  SearchHit,
+  SearchPage,
+  UpsertStatus,
+} from "./types.js";
 
 /** One problem of a refused item, as the API's 422 names it. */
 export interface ItemProblem {
@@ -125,7 +140,8 @@ export class ItemsApi {
         const refused = [...problems].map(([at, found]) => failed(items, batch[at]!, error, found));
         const rest = batch.filter((_, at) => !problems.has(at));
         if (rest.length === 0) return refused;
-        if (round + 1 >= MAX_VALIDATION_ROUNDS) return [...refused, ...rest.map((e) => failed(items, e, error))];
+        if (round + 1 >= MAX_VALIDATION_ROUNDS)
+          return [...refused, ...rest.map((e) => failed(items, e, error))];
         return [...refused, ...(await send(rest, round + 1))];
       }
     };
@@ -194,7 +210,8 @@ export class ItemsApi {
 }
 
 /** Refusals that no other batch would escape: the token, or no server at all. */
-const isFatal = (error: UnifiedMemoryError) => error.status === 401 || error.status === 403 || error.status === 0;
+const isFatal = (error: UnifiedMemoryError) =>
+  error.status === 401 || error.status === 403 || error.status === 0;
 
 function failed(
   items: readonly ItemInput[],

@@ -53,7 +53,10 @@ export class MemoryApi {
     const deadline = Date.now() + wait * 1000;
     const maxRequests = Math.ceil(wait) + 1;
     for (let request = 1; ; request++) {
-      const holdSeconds = Math.min(API_MAX_WAIT_SECONDS, Math.floor(Math.max(0, deadline - Date.now()) / 1000));
+      const holdSeconds = Math.min(
+        API_MAX_WAIT_SECONDS,
+        Math.floor(Math.max(0, deadline - Date.now()) / 1000),
+      );
       const response = await this.transport.send({
         method: "GET",
         path: this.base,
@@ -94,7 +97,10 @@ export class MemoryApi {
 
   /** The runs ledger, newest first, across pages. */
   runs(options: PageOptions = {}): Paginator<Run, RunsPage> {
-    return this.list<Run, RunsPage>("runs", options, (page) => ({ entries: page.runs, nextCursor: page.nextCursor }));
+    return this.list<Run, RunsPage>("runs", options, (page) => ({
+      entries: page.runs,
+      nextCursor: page.nextCursor,
+    }));
   }
 
   /** Accepted versions, newest first, across pages. */
@@ -107,7 +113,11 @@ export class MemoryApi {
 
   /** One version with its statements, verdict and citations. */
   version(id: string, options: { signal?: AbortSignal } = {}): Promise<Version> {
-    return this.transport.json({ method: "GET", path: `${this.base}/versions/${encodeURIComponent(id)}`, ...options });
+    return this.transport.json({
+      method: "GET",
+      path: `${this.base}/versions/${encodeURIComponent(id)}`,
+      ...options,
+    });
   }
 
   private list<T, P>(

@@ -42,7 +42,11 @@ export interface MemoryToolsOptions {
 }
 
 const getMemoryInput = z.object({
-  team: z.string().min(1).optional().describe("A team id, for the team's shared memory instead of the user's own"),
+  team: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("A team id, for the team's shared memory instead of the user's own"),
 });
 
 const searchInput = z.object({
@@ -63,7 +67,13 @@ export type GetMemoryOutput =
       memory: string;
       generatedAt: string;
       stale: boolean;
-      citations: { n: number; id: string; kind: string | null; title: string | null; occurredAt: string | null }[];
+      citations: {
+        n: number;
+        id: string;
+        kind: string | null;
+        title: string | null;
+        occurredAt: string | null;
+      }[];
     }
   | { status: "empty"; memory: "" }
   | { status: "generating"; retryAfter: number };

@@ -113,7 +113,11 @@ export class Transport {
     return readJson<T>(await this.send(options));
   }
 
-  private async attempt(url: string, options: RequestOptions, bodyText: string | undefined): Promise<Response> {
+  private async attempt(
+    url: string,
+    options: RequestOptions,
+    bodyText: string | undefined,
+  ): Promise<Response> {
     const headers: Record<string, string> = {
       accept: "application/json",
       authorization: `Bearer ${await this.token()}`,
@@ -178,4 +182,3 @@ export async function readJson<T>(response: Response): Promise<T> {
     });
   }
 }
-

@@ -4,7 +4,10 @@
  */
 import type { components, operations } from "./generated/openapi.js";
 
-type JsonOf<O extends keyof operations, S extends keyof operations[O]["responses"]> = operations[O]["responses"][S] extends {
+type JsonOf<
+  O extends keyof operations,
+  S extends keyof operations[O]["responses"],
+> = operations[O]["responses"][S] extends {
   content: { "application/json": infer T };
 }
   ? T

@@ -101,7 +101,9 @@ class Emitter {
     const objects = variants.filter((v) => v.type === "object" && v.properties).length;
     let n = 0;
     const members = variants.map((v) =>
-      v.type === "object" && v.properties && objects > 1 ? this.type(v, `${name}Variant${++n}`) : this.type(v, name),
+      v.type === "object" && v.properties && objects > 1
+        ? this.type(v, `${name}Variant${++n}`)
+        : this.type(v, name),
     );
     const unique = [...new Set(members)];
     const nonNull = unique.filter((m) => m !== "None");
@@ -139,7 +141,9 @@ class Emitter {
     const required = new Set((schema.required ?? []) as string[]);
     const fields = Object.entries(properties).map(([prop, propSchema]) => {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prop) || PY_KEYWORDS.has(prop)) {
-        throw new Error(`python-types: property ${JSON.stringify(prop)} of ${className} is not a Python name`);
+        throw new Error(
+          `python-types: property ${JSON.stringify(prop)} of ${className} is not a Python name`,
+        );
       }
       const child = propSchema.type === "array" ? singular(prop) : prop;
       const line = `    ${prop}: ${this.type(propSchema, `${className}${pascal(child)}`)}`;
