@@ -20,6 +20,7 @@ import { ROOT } from "../../scripts/lib/dev-secret";
 import { signDevToken } from "../../scripts/lib/token";
 import { endUserIdOf } from "../../src/agent/end-user";
 import { type DevCommand, fakeLlmControl, startDevCommand } from "../support/node/dev-command";
+import { readmeExamples, runExample } from "../support/node/readme-examples";
 
 const run = promisify(execFile);
 const SECRET = "clients-test-secret-that-is-long-enough-0123456789";
@@ -381,4 +382,93 @@ describe("the Python client against the worker", () => {
     expect(stderr).toMatch(/\nOK\s*$/);
     expect(stderr).not.toMatch(/skipped/);
   }, 320_000);
+});
+
+/** The question of the tools example in clients/typescript/README.md, which the fake LLM answers by script. */
+const TOOLS_QUESTION = "What is on my plate this week?";
+const READMES = {
+  "README.md": ["sh", "ts", "python"],
+  "clients/typescript/README.md": ["ts"],
+  "clients/python/README.md": ["python"],
+} as const;
+
+describe("the READMEs' examples", () => {
+  beforeAll(async () => {
+    await run(`${ROOT}node_modules/.bin/tsc`, ["-p", `${ROOT}clients/typescript/tsconfig.json`], {
+      timeout: 120_000,
+    });
+    await fakeLlmControl(dev.fakeLlmUrl!, "scripts", {
+      match: TOOLS_QUESTION,
+      turns: [{ toolCalls: [{ name: "get_memory", input: {} }] }, { text: "Kestrel ships on Tuesday." }],
+    });
+  }, 150_000);
+
+  it("are marked in every README, in every language it shows", () => {
+    for (const [readme, languages] of Object.entries(READMES)) {
+      expect(new Set(readmeExamples(readme).map((e) => e.language)), readme).toEqual(new Set(languages));
+    }
+    expect(readmeExamples("clients/typescript/README.md").some((e) => e.code.includes(TOOLS_QUESTION))).toBe(
+      true,
+    );
+  });
+
+  for (const readme of Object.keys(READMES)) {
+    for (const example of readmeExamples(readme)) {
+      it(`run: ${example.where} (${example.language})`, async () => {
+        const token = tokenOf(`example-${randomUUID().slice(0, 8)}`);
+        const output = await runExample(example, {
+          UNIFIED_MEMORY_URL: dev.url,
+          UNIFIED_MEMORY_TOKEN: token,
+          TOKEN: token,
+          AUTH_JWT_SECRET: SECRET,
+          ANTHROPIC_API_KEY: "fake-key",
+          ANTHROPIC_BASE_URL: `${dev.fakeLlmUrl}/anthropic`,
+        });
+        if (example.expects) expect(output).toContain(example.expects);
+      }, 200_000);
+    }
+  }
+});
+
+/** An interpreter whose setuptools builds a wheel offline (>= 70.1, or with wheel), if the machine has one. */
+async function offlinePython(): Promise<string | null> {
+  const check =
+    "import importlib.util, sys, setuptools; v = tuple(int(p) for p in setuptools.__version__.split('.')[:2]); " +
+    "sys.exit(0 if v >= (70, 1) or importlib.util.find_spec('wheel') else 1)";
+  for (const candidate of [process.env.PYTHON, "python3", "/usr/bin/python3"]) {
+    if (!candidate) continue;
+    try {
+      await run(candidate, ["-c", check]);
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+describe("the packages, installed outside the repository", () => {
+  it("ingest 1,200 items in one call, page a search and read a memory (scripts/check-client-packages.sh)", async () => {
+    const python = (await offlinePython()) ?? "python3";
+    const { stdout } = await run("bash", [`${ROOT}scripts/check-client-packages.sh`], {
+      env: {
+        ...process.env,
+        UNIFIED_MEMORY_URL: dev.url,
+        UNIFIED_MEMORY_TOKEN: tokenOf("package-check"),
+        PYTHON: python,
+      },
+      timeout: 400_000,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`check-client-packages.sh failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+    });
+    const reports = stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
+    expect(reports).toEqual([
+      { stored: 1200, failed: 0, requests: 3, hits: 1200, pages: 12, memory: "ready" },
+      { stored: 1200, failed: 0, requests: 3, hits: 1200, pages: 12, memory: "ready" },
+    ]);
+    expect(stdout).toContain("both packages installed and worked");
+  }, 420_000);
 });
