@@ -1,7 +1,7 @@
 /**
  * The runnable examples of a README: each fenced block right after a `<!-- example -->` comment (or
  * `<!-- example expects: TEXT -->`, when its output must contain TEXT), run as its language says
- * (sh, ts, python) with UNIFIED_MEMORY_URL, UNIFIED_MEMORY_TOKEN and TOKEN in its environment.
+ * (sh under `bash -eu`, ts under tsx, python) with UNIFIED_MEMORY_URL, UNIFIED_MEMORY_TOKEN and TOKEN in its environment.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -58,7 +58,7 @@ export async function runExample(example: Example, env: Record<string, string>):
   try {
     let result: { stdout: string; stderr: string };
     if (example.language === "sh") {
-      result = await run("bash", ["-euo", "pipefail", "-c", example.code], options);
+      result = await run("bash", ["-eu", "-c", example.code], options);
     } else if (example.language === "python") {
       result = await run("python3", ["-c", example.code], {
         ...options,
