@@ -1,9 +1,10 @@
 /**
- * npm run dev [-- --fake-llm] [-- --demo]: the whole service on one machine: Postgres (DATABASE_URL, or
+ * npm run dev [-- --fake-llm] [-- --demo] [-- --var NAME=value ...]: the whole service on one machine: Postgres (DATABASE_URL, or
  * the embedded PGlite with data under .data/pglite), the Neon stand-in, migrations, and `wrangler dev`
  * (offline) on 127.0.0.1:$PORT (8787). LLM keys, models and base URLs come from .dev.vars, which this
  * never writes. --fake-llm starts the fake LLM (reference policies) and points the worker at it;
- * --demo loads the demo workspace (members, two teams, their items) once the service is up.
+ * --demo loads the demo workspace (members, two teams, their items) once the service is up; --var sets
+ * one worker setting for this run on top of .dev.vars (e.g. --var MIN_REFRESH_INTERVAL_MINUTES=0).
  * Ctrl-C stops everything it started; the next start reuses the data.
  */
 import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
@@ -15,8 +16,21 @@ import { demoHint, formatSummaries, loadDemo } from "./load-demo";
 const port = Number(process.env.PORT ?? 8787);
 /** Where the embedded database and the Durable Objects' state live (git-ignored). */
 const dataDir = process.env.DATA_DIR ?? `${ROOT}.data`;
-const flags = new Set(process.argv.slice(2));
+const args = process.argv.slice(2);
+const flags = new Set(args);
 const closers: (() => Promise<void>)[] = [];
+
+/** `--var NAME=value` pairs, in order (a later one wins). */
+function settingsFromArgs(): Record<string, string> {
+  const settings: Record<string, string> = {};
+  args.forEach((arg, i) => {
+    if (arg !== "--var") return;
+    const match = /^([A-Z0-9_]+)=(.*)$/s.exec(args[i + 1] ?? "");
+    if (!match) throw new Error(`--var needs NAME=value, got ${JSON.stringify(args[i + 1] ?? "")}`);
+    settings[match[1]!] = match[2]!;
+  });
+  return settings;
+}
 
 async function main() {
   const vars: Record<string, string> = {};
@@ -26,6 +40,7 @@ async function main() {
     console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
     Object.assign(vars, workerVarsFor(fake));
   }
+  Object.assign(vars, settingsFromArgs());
   const stack = await startStack({
     port,
     databaseUrl: process.env.DATABASE_URL ?? readDevVars().DATABASE_URL,

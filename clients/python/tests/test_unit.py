@@ -1,0 +1,195 @@
+"""The Python client against a scripted local server: retries and their bounds, Retry-After, errors,
+batching within the limits, 413 splits, 422 isolation, cursors and GET /memory's 202 waits. The waits
+are recorded, never slept."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import unittest
+from datetime import datetime
+from typing import Any, List
+
+from unified_memory import MAX_BATCH_BYTES, AsyncClient, Client, UnifiedMemoryError
+
+from .fake_api import Call, FakeApi, api_error, store_all
+
+
+def note(n: int, body: str = "") -> dict:
+    return {"source": "notes", "externalId": f"n{n}", "kind": "note", "body": body or f"note {n}", "occurredAt": "2026-11-20T10:00:00Z"}
+
+
+class ClientCase(unittest.TestCase):
+    def client(self, api: FakeApi, retries: int = 3, **options: Any) -> Client:
+        self.waits: List[float] = []
+        return Client(api.url, "t0k", retries=retries, sleep=self.waits.append, **options)
+
+
+class Requests(ClientCase):
+    def test_sends_the_bearer_token_to_the_base_path_and_asks_get_token_before_every_attempt(self) -> None:
+        tokens = iter(["tok-1", "tok-2"])
+        with FakeApi([api_error(503, "database_unavailable", {"Retry-After": "0"}), (200, {"teams": []}, {})]) as api:
+            Client(api.url, get_token=lambda: next(tokens), sleep=lambda s: None).teams.list()
+            self.assertEqual([(c.path, c.headers["authorization"]) for c in api.calls], [("/base/teams", "Bearer tok-1"), ("/base/teams", "Bearer tok-2")])
+
+    def test_retries_429_502_503_504_after_retry_after_then_answers(self) -> None:
+        script = [
+            api_error(429, "rate_limited", {"Retry-After": "2"}),
+            (502, b"bad gateway", {}),
+            api_error(503, "database_unavailable", {"Retry-After": "5"}),
+            api_error(504, "gateway_timeout", {"Retry-After": "1"}),
+            (200, {"teams": []}, {}),
+        ]
+        with FakeApi(script) as api:
+            client = self.client(api, retries=4)
+            self.assertEqual(client.teams.list(), {"teams": []})
+        self.assertEqual(self.waits[0], 2)
+        self.assertTrue(0.25 <= self.waits[1] <= 0.5, self.waits)  # no Retry-After: backoff with jitter
+        self.assertEqual(self.waits[2:], [5, 1])
+
+    def test_gives_up_after_the_retries_with_code_status_request_id_and_retry_after(self) -> None:
+        with FakeApi(lambda call: api_error(503, "database_unavailable", {"Retry-After": "1"})) as api:
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                self.client(api, retries=2).items.get("x")
+            self.assertEqual(len(api.calls), 3)
+        error = caught.exception
+        self.assertEqual((error.code, error.status, error.request_id, error.retry_after), ("database_unavailable", 503, "req-503", 1.0))
+        self.assertEqual(self.waits, [1.0, 1.0])
+
+    def test_does_not_retry_what_retrying_cannot_change(self) -> None:
+        cases = [
+            (api_error(404, "not_found"), lambda c: c.items.get("x")),
+            (api_error(503, "llm_not_configured"), lambda c: c.memory.get()),
+            (api_error(429, "rate_limited", {"Retry-After": "30"}), lambda c: c.memory.refresh()),
+            (api_error(503, "database_unavailable", {"Retry-After": "3600"}), lambda c: c.teams.list()),
+        ]
+        for answer, call in cases:
+            with FakeApi([answer]) as api:
+                with self.assertRaises(UnifiedMemoryError) as caught:
+                    call(self.client(api))
+                self.assertEqual(len(api.calls), 1, caught.exception.code)
+
+    def test_reports_an_unreachable_server_as_network_error_after_the_retries(self) -> None:
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        waits: List[float] = []
+        client = Client(f"http://127.0.0.1:{port}", "t", retries=2, sleep=waits.append)
+        with self.assertRaises(UnifiedMemoryError) as caught:
+            client.items.get("x")
+        self.assertEqual((caught.exception.code, caught.exception.status), ("network_error", 0))
+        self.assertEqual(len(waits), 2)
+
+
+class Upsert(ClientCase):
+    def test_splits_1200_items_into_requests_of_at_most_500_and_reports_every_item_in_order(self) -> None:
+        with FakeApi(store_all) as api:
+            result = self.client(api).items.upsert([note(i) for i in range(1200)])
+            self.assertEqual([len(c.json()["items"]) for c in api.calls], [500, 500, 200])
+        self.assertEqual((result.created, result.failed, result.requests), (1200, 0, 3))
+        self.assertEqual([r.index for r in result.items], list(range(1200)))
+        self.assertEqual((result.items[700].external_id, result.items[700].status), ("n700", "created"))
+
+    def test_keeps_every_request_within_5_mb_and_fails_alone_an_item_that_fits_in_none(self) -> None:
+        big = "x" * (2 * 1024 * 1024)
+        with FakeApi(store_all) as api:
+            result = self.client(api).items.upsert([note(0, big), note(1, big), note(2, big), note(3, "x" * MAX_BATCH_BYTES)])
+            sizes = [len(c.body) for c in api.calls]
+        self.assertEqual(len(sizes), 2)
+        self.assertTrue(all(size <= MAX_BATCH_BYTES for size in sizes), sizes)
+        self.assertEqual(result.created, 3)
+        failed = result.items[3]
+        self.assertFalse(failed.ok)
+        assert failed.error is not None
+        self.assertEqual((failed.error.code, failed.error.status), ("payload_too_large", 413))
+
+    def test_splits_a_request_refused_as_too_large_until_the_halves_fit(self) -> None:
+        def answer(call: Call):
+            return api_error(413, "payload_too_large") if len(call.json()["items"]) > 3 else store_all(call)
+
+        with FakeApi(answer) as api:
+            result = self.client(api).items.upsert([note(i) for i in range(10)])
+            self.assertEqual([len(c.json()["items"]) for c in api.calls], [10, 5, 3, 2, 5, 3, 2])
+        self.assertEqual((result.created, result.failed, result.requests), (10, 0, 7))
+
+    def test_fails_the_items_a_422_names_with_their_problems_and_sends_the_rest_again(self) -> None:
+        details = {"items": [{"index": 1, "path": "kind", "message": "Invalid option"}]}
+        script: list = [api_error(422, "validation_failed", details=details), store_all]
+        with FakeApi(lambda call: script.pop(0)(call) if callable(script[0]) else script.pop(0)) as api:
+            result = self.client(api).items.upsert([note(0), note(1), note(2)])
+            self.assertEqual([i["externalId"] for i in api.calls[1].json()["items"]], ["n0", "n2"])
+        self.assertEqual((result.created, result.failed, result.requests), (2, 1, 2))
+        refused = result.items[1]
+        assert refused.error is not None
+        self.assertEqual((refused.ok, refused.external_id, refused.error.code), (False, "n1", "validation_failed"))
+        self.assertEqual([(p.path, p.message) for p in refused.problems], [("kind", "Invalid option")])
+
+    def test_raises_on_a_refused_token_after_reporting_the_batches_already_sent(self) -> None:
+        script: list = [store_all, api_error(401, "unauthorized")]
+        reported: List[int] = []
+        with FakeApi(lambda call: script.pop(0)(call) if callable(script[0]) else script.pop(0)) as api:
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                self.client(api).items.upsert([note(i) for i in range(600)], on_batch=lambda done: reported.append(len(done)))
+        self.assertEqual((caught.exception.code, caught.exception.status), ("unauthorized", 401))
+        self.assertEqual(reported, [500])
+
+
+class Cursors(ClientCase):
+    def test_iterates_a_search_across_pages_with_every_filter_in_the_query(self) -> None:
+        def hit(id: str) -> dict:
+            return {"id": id, "kind": "note", "source": "s", "externalId": id, "title": None, "author": None, "occurredAt": "2026-01-01T00:00:00.000Z", "snippet": "", "rank": 1}
+
+        script = [(200, {"items": [hit("a"), hit("b")], "nextCursor": "c1"}, {}), (200, {"items": [hit("c")], "nextCursor": None}, {})]
+        with FakeApi(script) as api:
+            search = self.client(api).items.search(q="cut-over", kind=["email", "note"], since=datetime(2026, 1, 1), until="2026-02-01", people="Ada", limit=2)
+            self.assertEqual([h["id"] for h in search], ["a", "b", "c"])
+            first, second = api.calls[0].query, api.calls[1].query
+        self.assertEqual(first, {"q": ["cut-over"], "kind": ["email", "note"], "since": ["2026-01-01T00:00:00+00:00"], "until": ["2026-02-01"], "people": ["Ada"], "limit": ["2"]})
+        self.assertEqual(second["cursor"], ["c1"])
+
+    def test_stops_with_an_error_when_the_server_repeats_a_cursor(self) -> None:
+        with FakeApi(lambda call: (200, {"runs": [], "nextCursor": "same"}, {})) as api:
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                self.client(api).memory.runs().to_list()
+            self.assertEqual(len(api.calls), 2)
+        self.assertEqual(caught.exception.code, "invalid_response")
+
+
+class MemoryGet(ClientCase):
+    READY = {"memory": "- fact [1]", "version": "v1", "generatedAt": "2026-01-01T00:00:00.000Z", "stale": False, "citations": []}
+
+    def test_waits_through_202s_honouring_retry_after_and_asks_the_api_to_hold_each_request(self) -> None:
+        script = [(202, {"status": "generating", "retryAfter": 3}, {"Retry-After": "3"}), (200, self.READY, {"ETag": '"v1"'})]
+        with FakeApi(script) as api:
+            result = self.client(api).memory.get(wait=45, format="json")
+            self.assertEqual((api.calls[0].query["wait"], api.calls[0].query["format"]), (["30"], ["json"]))
+        self.assertEqual((result["status"], result.get("etag"), result.get("memory")), ("ready", '"v1"', "- fact [1]"))
+        self.assertEqual(self.waits, [3.0])
+
+    def test_answers_generating_when_the_wait_is_over_after_a_bounded_number_of_requests(self) -> None:
+        with FakeApi(lambda call: (202, {"status": "generating", "retryAfter": 0}, {})) as api:
+            self.assertEqual(self.client(api).memory.get(wait=3), {"status": "generating", "retryAfter": 0})
+            self.assertLessEqual(len(api.calls), 4)
+
+    def test_sends_if_none_match_and_answers_not_modified_and_a_team_has_its_own_path(self) -> None:
+        with FakeApi([(304, b"", {"ETag": '"v1"'})]) as api:
+            result = self.client(api).teams.memory("pay ments").get(if_none_match='"v1"')
+            self.assertEqual((api.calls[0].path, api.calls[0].headers["if-none-match"]), ("/base/teams/pay%20ments/memory", '"v1"'))
+        self.assertEqual(result, {"status": "not_modified", "etag": '"v1"'})
+
+    def test_the_async_client_awaits_the_same_calls_and_iterates_cursors(self) -> None:
+        script = [(200, self.READY, {"ETag": '"v1"'}), (200, {"versions": [{"id": "v1"}], "nextCursor": "c"}, {}), (200, {"versions": [{"id": "v0"}], "nextCursor": None}, {})]
+
+        async def main(url: str) -> Any:
+            client = AsyncClient(url, "t")
+            memory = await client.memory.get()
+            versions = [v["id"] async for v in client.memory.versions(limit=1)]
+            return memory["status"], versions
+
+        with FakeApi(script) as api:
+            self.assertEqual(asyncio.run(main(api.url)), ("ready", ["v1", "v0"]))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,24 @@
+/** The client: `new UnifiedMemory({ baseUrl, token })`, one property per part of the API. */
+import { ItemsApi } from "./items.js";
+import { MemoryApi } from "./memory.js";
+import { type ClientOptions, Transport } from "./transport.js";
+import { MeApi, MembersApi, TeamsApi } from "./workspace.js";
+
+export class UnifiedMemory {
+  /** The caller's own memory. */
+  readonly memory: MemoryApi;
+  readonly items: ItemsApi;
+  /** Teams, and a team's memory: `teams.memory("payments").get()`. */
+  readonly teams: TeamsApi;
+  readonly members: MembersApi;
+  readonly me: MeApi;
+
+  constructor(options: ClientOptions) {
+    const transport = new Transport(options);
+    this.memory = new MemoryApi(transport, "/memory");
+    this.items = new ItemsApi(transport);
+    this.teams = new TeamsApi(transport);
+    this.members = new MembersApi(transport);
+    this.me = new MeApi(transport);
+  }
+}

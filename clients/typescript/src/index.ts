@@ -1,0 +1,12 @@
+/** unified-memory-client: the HTTP API of unified-memory, typed from its OpenAPI document. */
+export { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "./batches.js";
+export { UnifiedMemory } from "./client.js";
+export { type ErrorCode, UnifiedMemoryError } from "./errors.js";
+export type { components, operations, paths } from "./generated/openapi.js";
+export { API_VERSION } from "./generated/openapi.js";
+export type { ItemProblem, SearchOptions, UpsertItemResult, UpsertOptions, UpsertResult } from "./items.js";
+export type { GetMemoryOptions, MemoryApi, MemoryResult, PageOptions } from "./memory.js";
+export type { Paginator } from "./pages.js";
+export type { ClientOptions, FetchLike } from "./transport.js";
+export type * from "./types.js";
+export type { MeApi, MembersApi, TeamsApi } from "./workspace.js";

@@ -1,0 +1,139 @@
+/** A subject's memory: the caller's own at /memory, a team's at /teams/{team}/memory (same methods). */
+import { Paginator } from "./pages.js";
+import { readJson, type Transport } from "./transport.js";
+import type {
+  EmptyMemory,
+  Generating,
+  MemoryDocument,
+  RefreshAnswer,
+  Run,
+  RunsPage,
+  Version,
+  VersionSummary,
+  VersionsPage,
+} from "./types.js";
+
+/** The most the API holds one GET /memory (its `wait` parameter); longer waits are several requests. */
+const API_MAX_WAIT_SECONDS = 30;
+
+export interface GetMemoryOptions {
+  /**
+   * Seconds to wait through 202 "generating" (default 0: answer at once). Up to 30 s is one request the API
+   * holds; beyond that the client asks again, honouring Retry-After, until the time is up.
+   */
+  wait?: number;
+  /** markdown (default): `memory`; json: `statements`. */
+  format?: "markdown" | "json";
+  /** The `etag` of an earlier read: `{ status: "not_modified" }` while the memory is still that version. */
+  ifNoneMatch?: string;
+  signal?: AbortSignal;
+}
+
+export type MemoryResult =
+  | ({ status: "ready"; etag: string } & MemoryDocument)
+  | ({ status: "empty" } & EmptyMemory)
+  | Generating
+  | { status: "not_modified"; etag: string };
+
+export interface PageOptions {
+  /** Entries per page (the API's default 20, at most 100). */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+export class MemoryApi {
+  constructor(
+    private readonly transport: Transport,
+    private readonly base: string,
+  ) {}
+
+  /** The memory; with `wait`, through its 202s until it is ready or the time is up. */
+  async get(options: GetMemoryOptions = {}): Promise<MemoryResult> {
+    const wait = Math.max(0, options.wait ?? 0);
+    const deadline = Date.now() + wait * 1000;
+    const maxRequests = Math.ceil(wait) + 1;
+    for (let request = 1; ; request++) {
+      const holdSeconds = Math.min(
+        API_MAX_WAIT_SECONDS,
+        Math.floor(Math.max(0, deadline - Date.now()) / 1000),
+      );
+      const response = await this.transport.send({
+        method: "GET",
+        path: this.base,
+        query: { wait: holdSeconds > 0 ? holdSeconds : undefined, format: options.format },
+        ...(options.ifNoneMatch === undefined ? {} : { headers: { "if-none-match": options.ifNoneMatch } }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (response.status === 304) {
+        return { status: "not_modified", etag: response.headers.get("etag") ?? options.ifNoneMatch ?? "" };
+      }
+      if (response.status === 202) {
+        const generating = await readJson<Generating>(response);
+        const left = deadline - Date.now();
+        if (left <= 0 || request >= maxRequests) return generating;
+        await this.transport.sleep(Math.min(left, Math.max(1, generating.retryAfter) * 1000));
+        if (options.signal?.aborted) throw options.signal.reason;
+        continue;
+      }
+      const body = await readJson<MemoryDocument | EmptyMemory>(response);
+      if ("empty" in body && body.empty) return { status: "empty", ...body };
+      return {
+        status: "ready",
+        etag: response.headers.get("etag") ?? `"${(body as MemoryDocument).version}"`,
+        ...(body as MemoryDocument),
+      };
+    }
+  }
+
+  /** Asks for a run now. Inside the minimum interval or a backoff: UnifiedMemoryError rate_limited (429, retryAfter). */
+  refresh(options: { signal?: AbortSignal } = {}): Promise<RefreshAnswer> {
+    return this.transport.json({
+      method: "POST",
+      path: `${this.base}/refresh`,
+      retryRateLimited: false,
+      ...options,
+    });
+  }
+
+  /** The runs ledger, newest first, across pages. */
+  runs(options: PageOptions = {}): Paginator<Run, RunsPage> {
+    return this.list<Run, RunsPage>("runs", options, (page) => ({
+      entries: page.runs,
+      nextCursor: page.nextCursor,
+    }));
+  }
+
+  /** Accepted versions, newest first, across pages. */
+  versions(options: PageOptions = {}): Paginator<VersionSummary, VersionsPage> {
+    return this.list<VersionSummary, VersionsPage>("versions", options, (page) => ({
+      entries: page.versions,
+      nextCursor: page.nextCursor,
+    }));
+  }
+
+  /** One version with its statements, verdict and citations. */
+  version(id: string, options: { signal?: AbortSignal } = {}): Promise<Version> {
+    return this.transport.json({
+      method: "GET",
+      path: `${this.base}/versions/${encodeURIComponent(id)}`,
+      ...options,
+    });
+  }
+
+  private list<T, P>(
+    what: "runs" | "versions",
+    { limit, signal }: PageOptions,
+    entriesOf: (page: P) => { entries: T[]; nextCursor: string | null },
+  ): Paginator<T, P> {
+    return new Paginator<T, P>(
+      (cursor) =>
+        this.transport.json<P>({
+          method: "GET",
+          path: `${this.base}/${what}`,
+          query: { limit, cursor },
+          ...(signal ? { signal } : {}),
+        }),
+      entriesOf,
+    );
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Names for the API's bodies, read off the types generated from its OpenAPI document
+ * (generated/openapi.ts, `npm run clients:generate`): a change of the contract changes them.
+ */
+import type { components, operations } from "./generated/openapi.js";
+
+type JsonOf<
+  O extends keyof operations,
+  S extends keyof operations[O]["responses"],
+> = operations[O]["responses"][S] extends {
+  content: { "application/json": infer T };
+}
+  ? T
+  : never;
+
+type RequestOf<O extends keyof operations> = operations[O]["requestBody"] extends
+  | { content: { "application/json": infer T } }
+  | undefined
+  ? T
+  : never;
+
+/** An item as POST /items takes it. */
+export type ItemInput = RequestOf<"ingestItems">["items"][number];
+export type ItemKind = ItemInput["kind"];
+/** What POST /items answered for one item. */
+export type IngestedItem = JsonOf<"ingestItems", 200>["items"][number];
+export type UpsertStatus = IngestedItem["status"];
+
+export type SearchPage = JsonOf<"searchItems", 200>;
+export type SearchHit = SearchPage["items"][number];
+/** GET /items/:id: the item with its links both ways. */
+export type Item = JsonOf<"getItem", 200>;
+
+type MemoryBody = JsonOf<"getMemory", 200>;
+/** A memory (markdown in `memory`, or `statements` with format json). */
+export type MemoryDocument = Exclude<MemoryBody, { empty: true }>;
+/** The subject can see no item yet: nothing to remember, no run asked for. */
+export type EmptyMemory = Extract<MemoryBody, { empty: true }>;
+export type Citation = MemoryDocument["citations"][number];
+export type Statement = NonNullable<MemoryDocument["statements"]>[number];
+export type Generating = JsonOf<"getMemory", 202>;
+export type RefreshAnswer = JsonOf<"refreshMemory", 202>;
+
+export type RunsPage = JsonOf<"listRuns", 200>;
+export type Run = RunsPage["runs"][number];
+export type VersionsPage = JsonOf<"listVersions", 200>;
+export type VersionSummary = VersionsPage["versions"][number];
+export type Version = JsonOf<"getVersion", 200>;
+
+export type MembersList = JsonOf<"listMembers", 200>;
+export type Member = JsonOf<"addMember", 200>;
+export type TeamsList = JsonOf<"listTeams", 200>;
+export type Team = JsonOf<"getTeam", 200>;
+export type TeamInput = RequestOf<"putTeam">;
+export type IngestAddress = JsonOf<"issueIngestAddress", 201>;
+
+export type ErrorBody = components["schemas"]["Error"];

@@ -1,0 +1,68 @@
+/** The caller's workspace: members and teams (changes need the admin scope), a team's memory, and the caller. */
+import { MemoryApi } from "./memory.js";
+import type { Transport } from "./transport.js";
+import type { IngestAddress, Member, MembersList, Team, TeamInput, TeamsList } from "./types.js";
+
+const segment = encodeURIComponent;
+
+export class MembersApi {
+  constructor(private readonly transport: Transport) {}
+
+  list(): Promise<MembersList> {
+    return this.transport.json({ method: "GET", path: "/members" });
+  }
+
+  /** Adds a user to the workspace, or adds a removed one back. */
+  add(user: string): Promise<Member> {
+    return this.transport.json({ method: "PUT", path: `/members/${segment(user)}` });
+  }
+
+  /** Ends the member's access at once (erases nothing of theirs). */
+  async remove(user: string): Promise<void> {
+    await this.transport.send({ method: "DELETE", path: `/members/${segment(user)}` });
+  }
+}
+
+export class TeamsApi {
+  constructor(private readonly transport: Transport) {}
+
+  list(): Promise<TeamsList> {
+    return this.transport.json({ method: "GET", path: "/teams" });
+  }
+
+  get(team: string): Promise<Team> {
+    return this.transport.json({ method: "GET", path: `/teams/${segment(team)}` });
+  }
+
+  /** Creates the team or replaces its name and members. */
+  put(team: string, input: TeamInput): Promise<Team> {
+    return this.transport.json({ method: "PUT", path: `/teams/${segment(team)}`, body: input });
+  }
+
+  async delete(team: string): Promise<void> {
+    await this.transport.send({ method: "DELETE", path: `/teams/${segment(team)}` });
+  }
+
+  /** The team's memory: the same methods as `client.memory` (members only; anyone else gets not_found). */
+  memory(team: string): MemoryApi {
+    return new MemoryApi(this.transport, `/teams/${segment(team)}/memory`);
+  }
+}
+
+export class MeApi {
+  constructor(private readonly transport: Transport) {}
+
+  /** Erases everything of the caller: items, memory, versions, runs. */
+  async erase(): Promise<void> {
+    await this.transport.send({ method: "DELETE", path: "/me" });
+  }
+
+  /** The caller's private inbound-email address (the same one until revoked). */
+  ingestAddress(): Promise<IngestAddress> {
+    return this.transport.json({ method: "POST", path: "/me/ingest-address" });
+  }
+
+  async revokeIngestAddress(): Promise<void> {
+    await this.transport.send({ method: "DELETE", path: "/me/ingest-address" });
+  }
+}
