@@ -40,6 +40,9 @@ export function createApp(deps: AppDeps) {
     c.header("X-Request-Id", requestId);
     c.set("services", deps.services(c.env, c.executionCtx));
     await next();
+    // Again after the handler: a protocol endpoint answers with its own Response, which Hono does not merge
+    // with headers set before it ran.
+    c.header("X-Request-Id", requestId);
     c.header("X-Content-Type-Options", "nosniff");
     // Everything here is per caller; only GET /memory sets its own (revalidated) policy.
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "private, no-store");

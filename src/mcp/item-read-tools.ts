@@ -11,7 +11,8 @@ import { PAGE_LIMIT } from "../domain/pages";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { guarded, jsonSafe, resourceError, toolSuccess } from "./tool-result";
+import { toolInput, validArguments } from "./tool-input";
+import { guarded, jsonSafe, orToolError, resourceError, toolSuccess } from "./tool-result";
 
 const shape = searchSchema.shape;
 
@@ -65,13 +66,14 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
         "requests, contacts, notes) when the memory does not answer a question or you need the source of a " +
         "statement. Returns ranked results with a snippet; read one in full with get_item. With team: only the " +
         "items shared with that team (what its memory is made of), never a member's private items.",
-      inputSchema: searchInput,
-      outputSchema: searchOutput,
+      inputSchema: toolInput(searchInput),
+      outputSchema: orToolError(searchOutput),
       annotations: readOnly,
       scopeChallenge: canRead,
     },
-    ({ team, ...input }) =>
+    (args) =>
       guarded(context, async () => {
+        const { team, ...input } = validArguments(args);
         const page = await searchItems(services, await subjectOf(context, team), {
           ...input,
           q: input.query,
@@ -94,13 +96,14 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       description:
         "Reads one of the user's items in full (body, people, date, URL) with its links both ways (replies, " +
         "mentions, references). Use the ids that search_items or the memory's citations give.",
-      inputSchema: z.object({ id: z.string().min(1).max(100).describe("The item's id") }),
-      outputSchema: itemOutput,
+      inputSchema: toolInput(z.object({ id: z.string().min(1).max(100).describe("The item's id") })),
+      outputSchema: orToolError(itemOutput),
       annotations: readOnly,
       scopeChallenge: canRead,
     },
-    ({ id }) =>
+    (args) =>
       guarded(context, async () => {
+        const { id } = validArguments(args);
         const item = await getItem(services, caller.subjectKey, id);
         return toolSuccess(jsonSafe(item), itemText(item));
       }),
