@@ -171,11 +171,13 @@ function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller
   }
   const userId = sub as string;
   const workspace = workspaceId as string;
+  const email = typeof payload.email === "string" && payload.email_verified !== false ? payload.email : null;
   return {
     userId,
     workspaceId: workspace,
     subjectKey: userKey(workspace, userId),
     scopes: parseScopes(payload.scope ?? payload.scp),
+    ...(email === null ? {} : { email }),
   };
 }
 

@@ -6,6 +6,7 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { searchSchema } from "../app/item-input";
 import { getItem, searchItems } from "../app/items";
+import { fromVerifiedOf } from "../domain/email-authentication";
 import type { Item, ItemLink, SearchHit } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import type { McpContext } from "./deps";
@@ -140,6 +141,8 @@ function itemText(item: Item & { links: ItemLink[] }): string {
     `Date: ${item.occurredAt.toISOString()}`,
   ];
   if (item.author) lines.push(`Author: ${item.author}`);
+  const verified = fromVerifiedOf(item.metadata);
+  if (verified !== undefined) lines.push(`From verified: ${verified ? "yes" : "no"}`);
   if (item.participants.length > 0) lines.push(`Participants: ${item.participants.join("; ")}`);
   if (item.url) lines.push(`URL: ${item.url}`);
   lines.push("", item.body);
