@@ -120,3 +120,46 @@ describe("deterministic checks", () => {
     ]);
   });
 });
+
+describe("statements in plain text", () => {
+  it.each([
+    [
+      "ref : E1 , kind : email , title : <untrusted>Note 6</untrusted>",
+      "statement 1 carries the prompt's markup (<untrusted>); a statement is plain text",
+    ],
+    [
+      "Title ‹untrusted>Plan",
+      "statement 1 carries the prompt's markup (‹untrusted>); a statement is plain text",
+    ],
+    [
+      'Quoted <item ref="M1" kind="message">standup</item>',
+      `statement 1 carries the prompt's markup (<item ref="M1" kind="message">); a statement is plain text`,
+    ],
+    [
+      "Says so in ref: D1",
+      `statement 1 copies a tool result's ref field ("ref: D1"); a statement is plain text`,
+    ],
+    [
+      "Leads the migration, see E1 for details",
+      "statement 1 names the run's ref E1 in its text; refs go only in the citations at the end",
+    ],
+    [
+      "Wrote about it in M1",
+      "statement 1 names the run's ref M1 in its text; refs go only in the citations at the end",
+    ],
+  ])("drop a statement like %j, saying why", async (text, reason) => {
+    const { check } = await setup();
+    const result = await failuresOf(check(`<memory>\n- Leads payments [E1]\n- ${text} [E1]\n</memory>`));
+    expect(result.structural).toBe(false);
+    expect(result.offending).toEqual([1]);
+    expect(result.reasons.get(1)).toEqual([reason]);
+  });
+
+  it("keep text that only looks like a ref when this run handed out no such ref", async () => {
+    const { check } = await setup();
+    const result = await check(
+      "<memory>\n- Plans the Q3 roadmap and the E7 rollout with the P2 backlog [E1]\n- Runs E2E tests of the m1 and d1 builds [M1]\n</memory>",
+    );
+    expect(result.ok).toBe(true);
+  });
+});

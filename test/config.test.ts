@@ -101,3 +101,16 @@ describe("a worker with an invalid configuration", () => {
     expect(body.error.message).toMatch(/AUTH_JWT_SECRET/);
   });
 });
+
+describe("CORS_ALLOWED_ORIGINS", () => {
+  it("is none by default, a list of origins when set, and names a value that is not an origin", () => {
+    expect(parseConfig(valid).cors.allowedOrigins).toEqual([]);
+    expect(
+      parseConfig({ ...valid, CORS_ALLOWED_ORIGINS: "https://app.example, http://localhost:5173" }).cors
+        .allowedOrigins,
+    ).toEqual(["https://app.example", "http://localhost:5173"]);
+    for (const bad of ["app.example", "https://app.example/", "https://app.example/path", "*"]) {
+      expect(badSettings({ ...valid, CORS_ALLOWED_ORIGINS: bad }), bad).toEqual(["CORS_ALLOWED_ORIGINS"]);
+    }
+  });
+});

@@ -8,11 +8,14 @@ import { call, json, warmUpWorker } from "./support/items";
 
 beforeAll(warmUpWorker);
 
+/** The envelope sender of the test's messages. */
+const SENDER = "sender@example.net";
+
 /** A message as Email Routing hands it to the worker (the fields the handler reads, plus the rest). */
-function inbound(to: string, raw: string, rawSize = new TextEncoder().encode(raw).length) {
+function inbound(to: string, raw: string, rawSize = new TextEncoder().encode(raw).length, from = SENDER) {
   const rejected: string[] = [];
   const message = {
-    from: "sender@example.net",
+    from,
     to,
     headers: new Headers(),
     raw: new Response(raw).body!,
@@ -35,8 +38,9 @@ async function deliver(to: string, raw: string, rawSize?: number) {
 const mail = (id: string, subject: string, extra = "") =>
   `From: Dana <dana@example.com>\r\nTo: me@example.org\r\nSubject: ${subject}\r\nDate: Wed, 6 Mar 2024 09:00:00 +0000\r\nMessage-ID: <${id}>\r\n${extra}\r\nForwarded for the record.\r\n`;
 
+/** The user's address, accepting mail from the test's envelope sender. */
 async function address(user: string): Promise<{ status: number; address: string }> {
-  const res = await call(user, "POST", "/me/ingest-address");
+  const res = await call(user, "POST", "/me/ingest-address", { body: { allowedSenders: [SENDER] } });
   return { status: res.status, address: (await json<{ address: string }>(res)).address };
 }
 

@@ -5,7 +5,14 @@ import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import { newUserId, READ_WRITE, tokenFor } from "./support/auth";
 import { item } from "./support/items";
-import { CLIENT_KINDS, type ClientKind, connectClient, type McpTestClient } from "./support/mcp-clients";
+import {
+  CLIENT_KINDS,
+  type ClientKind,
+  connectClient,
+  type McpTestClient,
+  settledWorkerFetch,
+  type WorkerFetch,
+} from "./support/mcp-clients";
 import {
   agentStub,
   clearAlarm,
@@ -266,5 +273,62 @@ describe("bad tool input", () => {
       expect(textOf(result)).toMatch(message);
     }
     expect((await client.callTool("search_items", {})).isError).toBeFalsy();
+  });
+});
+
+describe.each(CLIENT_KINDS)("invalid arguments through the %s client", (kind) => {
+  it("are one validation_failed tool error naming every field and its problem, in structuredContent and text", async () => {
+    const client = await clientFor(kind, await user());
+    // Listing first, as agents do: a client may then check every result against the output schemas.
+    await client.listTools();
+    const cases: [string, Record<string, unknown>, string[]][] = [
+      ["search_items", { limit: 500, kinds: ["fax"], since: "someday" }, ["kinds.0", "since", "limit"]],
+      ["remember", { text: "   ", occurredAt: "yesterday" }, ["text", "occurredAt"]],
+      ["get_item", {}, ["id"]],
+      ["get_memory", { format: "html", team: "" }, ["format", "team"]],
+    ];
+    for (const [tool, args, fields] of cases) {
+      const result = await client.callTool(tool, args);
+      expect(result.isError, tool).toBe(true);
+      const error = (
+        result.structuredContent as {
+          error: {
+            code: string;
+            message: string;
+            details: { problems: { path: string; message: string }[] };
+          };
+        }
+      ).error;
+      expect(error.code, tool).toBe("validation_failed");
+      expect(error.details.problems.map((p) => p.path).sort(), tool).toEqual([...fields].sort());
+      for (const problem of error.details.problems) {
+        expect(problem.message.length, `${tool} ${problem.path}`).toBeGreaterThan(0);
+        expect(error.message).toContain(`${problem.path}: ${problem.message}`);
+        expect(textOf(result)).toContain(`${problem.path}: ${problem.message}`);
+      }
+    }
+  });
+});
+
+describe("headers of every answer from /mcp", () => {
+  it.each(CLIENT_KINDS)("carry X-Request-Id and X-Content-Type-Options for the %s client", async (kind) => {
+    const seen: Response[] = [];
+    const fetch: WorkerFetch = async (request) => {
+      const res = await settledWorkerFetch(request);
+      seen.push(res);
+      return res;
+    };
+    const client = await connectClient(kind, { token: await tokenFor(await user()), fetch });
+    clients.push(client);
+    await client.listTools();
+    await client.callTool("search_items", {});
+    await client.callTool("get_item", { id: "not-an-item" });
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    const ids = seen.map((res) => res.headers.get("x-request-id"));
+    for (const [i, res] of seen.entries()) {
+      expect(ids[i], `answer ${i} (${res.status})`).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get("x-content-type-options"), `answer ${i}`).toBe("nosniff");
+    }
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

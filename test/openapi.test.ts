@@ -160,6 +160,46 @@ describe("the workspace routes are documented as they behave", () => {
   });
 });
 
+describe("POST /me/ingest-address is documented as it behaves", () => {
+  it("takes an optional allowedSenders list and answers the address with its list", async () => {
+    const doc = (await served()) as unknown as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody: { required: boolean; content: { "application/json": { schema: unknown } } };
+            responses: Record<string, unknown>;
+          }
+        >
+      >;
+    };
+    const post = doc.paths["/me/ingest-address"]!.post!;
+    expect(post.requestBody.required).toBe(false);
+    const body = post.requestBody.content["application/json"].schema as {
+      properties: { allowedSenders: { type: string; maxItems: number; description: string } };
+      additionalProperties: boolean;
+    };
+    expect(body.properties.allowedSenders).toMatchObject({ type: "array", maxItems: 100 });
+    expect(body.properties.allowedSenders.description).toMatch(/@example\.com/);
+    expect(body.additionalProperties).toBe(false);
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["200", "201", "422"]));
+
+    const me = newUserId("openapi");
+    const created = await call(me, "POST", "/me/ingest-address", { allowedSenders: ["@example.com"] });
+    expect(created.status).toBe(201);
+    expect(await parsed(res.ingestAddressResponse, created)).toMatchObject({
+      allowedSenders: ["@example.com"],
+    });
+    const again = await call(me, "POST", "/me/ingest-address");
+    expect(again.status).toBe(200);
+    await parsed(res.ingestAddressResponse, again);
+    const refused = await call(me, "POST", "/me/ingest-address", { allowedSenders: ["nobody"] });
+    expect(refused.status).toBe(422);
+    expect((await parsed(res.errorBody, refused)).error.code).toBe("validation_failed");
+  });
+});
+
 describe("responses match their documented schemas", () => {
   it("for items, the memory states, health and errors", async () => {
     const me = newUserId("openapi");

@@ -1,6 +1,7 @@
 import type { ItemStore } from "../domain/items";
 import { extractMemoryBlock, type ParsedStatement, parseMemory } from "./parse-memory";
 import type { RefTable } from "./refs";
+import { markupProblem } from "./statement-markup";
 import { MEMORY_CLOSE, MEMORY_OPEN } from "./wire-format";
 
 /** Size bounds of a draft memory. */
@@ -41,8 +42,9 @@ export interface CheckContext {
 
 /**
  * The deterministic checks run before the judge: one <memory> block and no narration outside it, well-formed
- * bullets, size bounds, a citation on every statement, every cited ref handed out in this run, and every
- * cited item still visible to the subject (re-checked through the store, not trusted from the table).
+ * bullets, size bounds, a citation on every statement, statements in plain text (no prompt markup, no refs
+ * outside the citations: statement-markup.ts), every cited ref handed out in this run, and every cited item
+ * still visible to the subject (re-checked through the store, not trusted from the table).
  */
 export async function checkDraft(finalText: string, ctx: CheckContext): Promise<DraftCheck> {
   const extraction = extractMemoryBlock(finalText);
@@ -101,6 +103,8 @@ export async function checkDraft(finalText: string, ctx: CheckContext): Promise<
       );
     }
     if (s.refs.length === 0) fail(`statement ${s.index} ("${s.text.slice(0, 60)}") cites nothing`, s.index);
+    const markup = markupProblem(s.text, ctx.refs);
+    if (markup) fail(`statement ${s.index} ${markup}`, s.index);
     if (s.refs.length > DRAFT_BOUNDS.maxCitationsPerStatement) {
       fail(
         `statement ${s.index} cites ${s.refs.length} items; at most ${DRAFT_BOUNDS.maxCitationsPerStatement}`,

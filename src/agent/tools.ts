@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fromVerifiedOf } from "../domain/email-authentication";
 import { ITEM_KINDS } from "../domain/item-schema";
 import type { Item, ItemLink, ItemStore, ItemSummary } from "../domain/items";
 import { type ContentBlock, INVALID_TOOL_INPUT, type ToolDefinition } from "../domain/llm";
@@ -119,6 +120,11 @@ export function createResearchTools(deps: {
     snippet: untrusted(text, TOOL_LIMITS.snippetChars),
   });
   const linkCard = (link: ItemLink) => ({ ...card(link.item), direction: link.direction, link: link.kind });
+  // A message received by email says whether the receiving server's checks verified its From (its author).
+  const fromMarker = (item: Item) => {
+    const verified = fromVerifiedOf(item.metadata);
+    return verified === undefined ? {} : { fromVerified: verified ? "yes" : "no" };
+  };
 
   const resolve = (value: string) => {
     const entry = refs.resolve(value);
@@ -144,6 +150,7 @@ export function createResearchTools(deps: {
       if (!item) throw new ToolInputError(`item ${entry.ref} is no longer available`);
       return {
         ...card(item),
+        ...fromMarker(item),
         participants: item.participants.slice(0, 20).map((p) => truncate(p, TOOL_LIMITS.nameChars)),
         body: untrusted(item.body, TOOL_LIMITS.bodyChars),
         links: item.links.slice(0, TOOL_LIMITS.maxLimit).map(linkCard),
@@ -155,7 +162,7 @@ export function createResearchTools(deps: {
         kinds: input.kinds,
         limit: input.limit,
       });
-      return { items: found.map((item: Item) => withSnippet(item, item.body)) };
+      return { items: found.map((item: Item) => ({ ...withSnippet(item, item.body), ...fromMarker(item) })) };
     },
     linked_items: async (input) => {
       const entry = resolve(input.ref);

@@ -13,7 +13,9 @@
  * <untrusted>...</untrusted> inside the JSON string. Errors come back as tool results with is_error set
  * and a JSON body `{ "error": "..." }`.
  *
- * ItemCard: { ref: "E12", kind, title, author, occurredAt (ISO), snippet? }
+ * ItemCard: { ref: "E12", kind, title, author, occurredAt (ISO), snippet? }; read_item and recent_activity
+ * cards of a message received by email add fromVerified: "yes" | "no" (whether the receiving server's
+ * SPF/DKIM/DMARC checks vouch for its author's address).
  * Refs: a kind letter plus a per-run counter; the same item keeps its ref for the whole run.
  *
  * Final answer of the generator: exactly one <memory>...</memory> block. Inside: markdown sections

@@ -15,6 +15,8 @@ export interface Caller {
   /** The caller's subject key (domain/workspaces.ts): what every store and agent is addressed by. */
   subjectKey: string;
   scopes: Set<Scope>;
+  /** The token's `email` claim, when it is a string and not marked unverified (`email_verified: false`). */
+  email?: string;
 }
 
 /** `admin` implies every scope. */

@@ -19,5 +19,12 @@ export interface EndpointContext {
 export interface ProtocolEndpoint {
   /** Checks made before authentication (e.g. refusing foreign browser origins); throws an AppError. */
   admit?(request: Request, services: Services): void;
+  /**
+   * Whether a browser page of `origin` may call the endpoint at all; cross-origin (CORS) answers are given
+   * only to origins both this and the API's CORS setting allow. Every origin when absent.
+   */
+  allowsOrigin?(origin: string, services: Services): boolean;
+  /** The methods it serves, for CORS preflights (the endpoint answers every other method itself). */
+  methods: readonly string[];
   handle(request: Request, context: EndpointContext): Promise<Response>;
 }

@@ -1,27 +1,60 @@
 /** What a caller does to their own account: erase everything of theirs, and their private ingest address. */
-import { notFound } from "../domain/errors";
-import { newIngestToken, tokenOf } from "../domain/ingest-addresses";
+import { AppError, notFound } from "../domain/errors";
+import {
+  allowedSenderProblem,
+  defaultSenders,
+  MAX_ALLOWED_SENDERS,
+  newIngestToken,
+  normalizeSenders,
+} from "../domain/ingest-addresses";
 import { eraseSubject } from "../memory/deletion";
 import type { Caller } from "./caller";
 import type { Services } from "./services";
 
-/** Items, memory, versions, runs and the agent's state; a later read starts from nothing. */
+/**
+ * Items, memory, versions, runs, the agent's state and the caller's place in the workspace (membership,
+ * teams, shares); a later request with the same token starts from nothing, as a newcomer.
+ */
 export function eraseMe(services: Services, caller: Caller): Promise<void> {
   return eraseSubject(services, caller.subjectKey);
 }
 
-/** The caller's private inbound-email address, issued on first ask; `created` says whether it is new. */
-export async function issueIngestAddress(services: Services, caller: Caller) {
-  const { token, created } = await services.ingestAddresses.issue(caller.subjectKey, newIngestToken());
-  return { address: `${token}@${services.config.inboundEmail.domain}`, created };
+/**
+ * The caller's private inbound-email address, issued on first ask; `created` says whether it is new.
+ * `allowedSenders` (addresses or `@domain`s), when given, becomes the address's list of envelope senders
+ * whose mail it accepts, on a new address or an existing one. A new address without one accepts only the
+ * token's `email` claim, when the token has one, and no sender otherwise. The answer carries the list.
+ */
+export async function issueIngestAddress(services: Services, caller: Caller, allowedSenders?: string[]) {
+  const given = allowedSenders === undefined ? undefined : validSenders(allowedSenders);
+  const issued = await services.ingestAddresses.issue(
+    caller.subjectKey,
+    { token: newIngestToken(), allowedSenders: given ?? defaultSenders(caller.email) },
+    given,
+  );
+  return {
+    address: `${issued.token}@${services.config.inboundEmail.domain}`,
+    allowedSenders: issued.allowedSenders,
+    created: issued.created,
+  };
+}
+
+function validSenders(entries: string[]): string[] {
+  if (entries.length > MAX_ALLOWED_SENDERS) {
+    throw new AppError("validation_failed", `At most ${MAX_ALLOWED_SENDERS} allowed senders`);
+  }
+  const problems = entries.flatMap((entry, index) => {
+    const problem = allowedSenderProblem(entry);
+    return problem ? [{ index, path: `allowedSenders.${index}`, message: `"${entry}" ${problem}` }] : [];
+  });
+  if (problems.length > 0) {
+    throw new AppError("validation_failed", `${problems.length} allowed sender(s) are invalid`, {
+      details: { problems },
+    });
+  }
+  return normalizeSenders(entries);
 }
 
 export async function revokeIngestAddress(services: Services, caller: Caller): Promise<void> {
   if (!(await services.ingestAddresses.revoke(caller.subjectKey))) throw notFound("Ingest address");
-}
-
-/** Whose active ingest address `recipient` is (their subject key); null for unknown or revoked ones. */
-export async function ingestAddressOwner(services: Services, recipient: string): Promise<string | null> {
-  const token = tokenOf(recipient, services.config.inboundEmail.domain);
-  return token ? services.ingestAddresses.ownerOf(token) : null;
 }

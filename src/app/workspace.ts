@@ -4,13 +4,14 @@
  * memories in the same write (memory/workspace-changes.ts).
  */
 import { AppError, notFound } from "../domain/errors";
-import { isTeamId, isUserId, type Team } from "../domain/workspaces";
+import { isTeamId, nameProblem, type Team } from "../domain/workspaces";
 import { deleteTeam as deleteTeamWithRedaction, putTeam, removeMember } from "../memory/workspace-changes";
 import { type Caller, hasScope } from "./caller";
 import type { Services } from "./services";
 
 function userIdOf(value: string): string {
-  if (!isUserId(value)) throw new AppError("bad_request", "Not a valid user id");
+  const problem = nameProblem(value, "user");
+  if (problem) throw new AppError("bad_request", `"${value}" is not a valid user id: it ${problem}`);
   return value;
 }
 

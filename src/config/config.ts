@@ -44,6 +44,16 @@ const optionalString = z
 
 const optionalUrl = optionalString.pipe(z.url().optional());
 
+/** `https://app.example` or `http://localhost:5173`: a scheme, a host and maybe a port, nothing else. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 const rawSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// connection string"),
   /** Local stand-in for Neon's endpoints (http://host:port). Never set in production. */
@@ -64,6 +74,30 @@ const rawSchema = z.object({
       .split(",")
       .map((o) => o.trim())
       .filter((o) => o !== ""),
+  ),
+
+  /**
+   * Browser origins (comma-separated, e.g. https://app.example) whose pages may call the API and /mcp
+   * across origins: their preflights are answered and their answers carry the CORS headers. Default none.
+   */
+  CORS_ALLOWED_ORIGINS: optionalString.pipe(
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? "")
+          .split(",")
+          .map((o) => o.trim())
+          .filter((o) => o !== ""),
+      )
+      .pipe(
+        z.array(
+          z.string().superRefine((o, ctx) => {
+            if (!isOrigin(o))
+              ctx.addIssue({ code: "custom", message: `"${o}" is not an origin like https://app.example` });
+          }),
+        ),
+      ),
   ),
 
   GENERATOR_MODEL: optionalString.pipe(modelRef.optional()),
@@ -134,6 +168,8 @@ export interface Config {
   queryTimeoutMs: number;
   auth: Auth;
   mcp: { allowedOrigins: string[] };
+  /** Origins whose browser pages may call across origins (CORS); /mcp also needs mcp.allowedOrigins. */
+  cors: { allowedOrigins: string[] };
   llm: LlmSettings;
   embeddings?: EmbeddingSettings;
   memory: {
@@ -175,6 +211,7 @@ export function parseConfig(env: RawEnv): Config {
     queryTimeoutMs: c.DATABASE_QUERY_TIMEOUT_MS,
     auth: parseAuth(c),
     mcp: { allowedOrigins: c.MCP_ALLOWED_ORIGINS },
+    cors: { allowedOrigins: c.CORS_ALLOWED_ORIGINS },
     llm: {
       generator: c.GENERATOR_MODEL,
       judge: c.JUDGE_MODEL ?? c.GENERATOR_MODEL,

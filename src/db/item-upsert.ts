@@ -17,7 +17,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { AppError } from "../domain/errors";
 import type { ItemInput } from "../domain/item-schema";
 import { repeatedKeys, type UpsertOutcome } from "../domain/items";
-import { shareTargetKey, workspaceOf } from "../domain/workspaces";
+import { shareTargetKey, shareTargetProblem, workspaceOf } from "../domain/workspaces";
 import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
 import { canonicalJson, sha256Hex } from "./content-hash";
@@ -142,11 +142,13 @@ async function assertKnownShareTargets(db: Db, subjectKey: string, inputs: ItemI
         const key = keyOfTarget.get(target) ?? null;
         return key === null || unknown.has(key);
       })
-      .map((target) => ({
-        index,
-        path: "sharedWith",
-        message: `"${target}" is not a member or team of this workspace`,
-      })),
+      .map((target) => {
+        const problem = shareTargetProblem(target);
+        const message = problem
+          ? `"${target}" is not a usable member or team name: it ${problem}`
+          : `"${target}" is not a member or team of this workspace`;
+        return { index, path: "sharedWith", message };
+      }),
   );
   if (problems.length > 0) {
     throw new AppError("validation_failed", "Some items are shared with unknown members or teams", {

@@ -51,12 +51,21 @@ export function createPgErasureStore(db: Db): ErasureStore {
 
     async eraseSubject(subjectKey, at) {
       const found = await db.execute(sql`
-        select coalesce(json_agg(distinct s), '[]'::json) as shared_with
-        from items i, unnest(i.shared_with) s where i.owner_id = ${subjectKey}`);
+        select
+          (select coalesce(json_agg(distinct s), '[]'::json)
+           from items i, unnest(i.shared_with) s where i.owner_id = ${subjectKey}) as shared_with,
+          array(select team_key from team_members where member_key = ${subjectKey})::text as teams`);
       const sharees = parseStringArray(found.rows[0]?.shared_with);
+      const teams = parseTextArray(found.rows[0]?.teams);
+      // The erased user also leaves the workspace: their membership, their teams and every share naming
+      // them go, redacted like any membership change (their own memory goes with the rest).
       const { redactedSubjects } = await writeWithRedaction(
         db,
-        { erasedOwner: subjectKey },
+        {
+          erasedOwner: subjectKey,
+          removedPrincipals: [subjectKey],
+          leftTeams: teams.map((team) => ({ team, member: subjectKey })),
+        },
         { itemsOfOwner: subjectKey },
         [
           db.execute(sql`delete from items where owner_id = ${subjectKey}`),
@@ -65,6 +74,11 @@ export function createPgErasureStore(db: Db): ErasureStore {
           db.execute(sql`delete from memories where subject_id = ${subjectKey}`),
           // Their private inbound-email address goes too: mail sent to it afterwards is refused.
           db.execute(sql`delete from ingest_addresses where owner_id = ${subjectKey}`),
+          db.execute(sql`
+            update items set shared_with = array_remove(shared_with, ${subjectKey}), updated_at = now()
+            where shared_with @> array[${subjectKey}::text]`),
+          db.execute(sql`delete from team_members where member_key = ${subjectKey}`),
+          db.execute(sql`delete from workspace_members where member_key = ${subjectKey}`),
         ],
         at,
       );

@@ -192,6 +192,8 @@ export const ingestAddresses = pgTable(
     ownerId: text("owner_id").notNull(),
     createdAt: timestamptz("created_at").notNull().defaultNow(),
     revokedAt: timestamptz("revoked_at"),
+    /** Envelope senders whose mail it accepts: lower-case addresses or `@domain`s; empty accepts none. */
+    allowedSenders: text("allowed_senders").array().notNull().default(sql`'{}'::text[]`),
   },
   (t) => [uniqueIndex("ingest_addresses_active_owner_key").on(t.ownerId).where(sql`${t.revokedAt} is null`)],
 );

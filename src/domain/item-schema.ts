@@ -25,6 +25,7 @@ export type ItemKind = (typeof ITEM_KINDS)[number];
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const MAX_PARTICIPANTS = 500;
 export const MAX_SHARE_TARGETS_PER_ITEM = 100;
+const MAX_SHARE_TARGET_LENGTH = 255;
 export const METADATA_BOUNDS: JsonBounds = { maxDepth: 32, maxNodes: 10_000, maxStringLength: 100_000 };
 const MAX_METADATA_CHARS = 256 * 1024;
 
@@ -83,7 +84,12 @@ export const itemInputSchema = z.strictObject({
     .transform((v) => v ?? undefined)
     .optional(),
   metadata: metadataSchema.optional(),
-  sharedWith: z.array(text(255)).max(MAX_SHARE_TARGETS_PER_ITEM).optional(),
+  // Names are never trimmed ("pia " is not "pia"): the store checks each target by the one name rule
+  // (domain/workspaces.ts) together with whether the workspace knows it, and names every bad one.
+  sharedWith: z
+    .array(safeString().min(1, "must not be empty").max(MAX_SHARE_TARGET_LENGTH))
+    .max(MAX_SHARE_TARGETS_PER_ITEM)
+    .optional(),
   links: z.array(linkSchema).max(200).optional(),
 });
 

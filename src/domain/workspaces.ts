@@ -28,20 +28,48 @@ const hasControlCharacter = (value: string): boolean =>
 const WORKSPACE_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 const TEAM_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** A user id (a JWT `sub`): printable, at most 255 characters, and never of the team form. */
-export const isUserId = (value: unknown): value is string =>
-  typeof value === "string" &&
-  value.trim() !== "" &&
-  value.length <= MAX_USER_ID_LENGTH &&
-  !hasControlCharacter(value) &&
-  value.isWellFormed() &&
-  !value.startsWith(TEAM_PREFIX);
+/**
+ * The one rule for the names a caller gives (a token's `sub` or workspace claim, a member in a path or a
+ * team's member list, a team id, a `sharedWith` target): what is wrong with `value` as a name of `kind`,
+ * or null when it is usable. Nothing is trimmed anywhere: "pia " is not "pia", so a name with surrounding
+ * whitespace is refused rather than silently read as another.
+ */
+export function nameProblem(value: unknown, kind: "user" | "team" | "workspace"): string | null {
+  if (typeof value !== "string" || value === "") return "must be a non-empty string";
+  if (value.trim() !== value) return "must not start or end with whitespace";
+  if (kind === "team") {
+    if (value.length > MAX_TEAM_ID_LENGTH) return `must be at most ${MAX_TEAM_ID_LENGTH} characters`;
+    return TEAM_ID.test(value)
+      ? null
+      : "must be letters, digits, '.', '_' or '-', starting with a letter or digit";
+  }
+  if (kind === "workspace") {
+    if (value.length > MAX_WORKSPACE_ID_LENGTH)
+      return `must be at most ${MAX_WORKSPACE_ID_LENGTH} characters`;
+    return WORKSPACE_ID.test(value)
+      ? null
+      : "must be letters, digits, '.', '_', ':', '@' or '-', starting with a letter or digit";
+  }
+  if (value.length > MAX_USER_ID_LENGTH) return `must be at most ${MAX_USER_ID_LENGTH} characters`;
+  if (hasControlCharacter(value)) return "must not contain control characters";
+  if (!value.isWellFormed()) return "must be valid Unicode (no lone surrogates)";
+  if (value.startsWith(TEAM_PREFIX)) return `must not start with "${TEAM_PREFIX}", which names a team`;
+  return null;
+}
 
-export const isWorkspaceId = (value: unknown): value is string =>
-  typeof value === "string" && value.length <= MAX_WORKSPACE_ID_LENGTH && WORKSPACE_ID.test(value);
+/** A user id (a JWT `sub`): printable, at most 255 characters, no surrounding whitespace, never `team:…`. */
+export const isUserId = (value: unknown): value is string => nameProblem(value, "user") === null;
 
-export const isTeamId = (value: unknown): value is string =>
-  typeof value === "string" && value.length <= MAX_TEAM_ID_LENGTH && TEAM_ID.test(value);
+export const isWorkspaceId = (value: unknown): value is string => nameProblem(value, "workspace") === null;
+
+export const isTeamId = (value: unknown): value is string => nameProblem(value, "team") === null;
+
+/** What is wrong with a `sharedWith` target (`ada` or `team:payments`) by the same rule; null if nothing. */
+export function shareTargetProblem(target: string): string | null {
+  return target.startsWith(TEAM_PREFIX)
+    ? nameProblem(target.slice(TEAM_PREFIX.length), "team")
+    : nameProblem(target, "user");
+}
 
 export interface SubjectRef {
   workspace: string;
@@ -82,14 +110,13 @@ export const isTeamKey = (key: string): boolean => localName(key).startsWith(TEA
 
 /**
  * A `sharedWith` target as a caller writes it (`ada` or `team:payments`), checked for form only (whether
- * the workspace knows it is the store's question); null if it can name nobody.
+ * the workspace knows it is the store's question); null if it can name nobody (see shareTargetProblem).
  */
 export function shareTargetKey(workspace: string, target: string): string | null {
-  if (target.startsWith(TEAM_PREFIX)) {
-    const teamId = target.slice(TEAM_PREFIX.length);
-    return isTeamId(teamId) ? teamKey(workspace, teamId) : null;
-  }
-  return isUserId(target) ? userKey(workspace, target) : null;
+  if (shareTargetProblem(target) !== null) return null;
+  return target.startsWith(TEAM_PREFIX)
+    ? teamKey(workspace, target.slice(TEAM_PREFIX.length))
+    : userKey(workspace, target);
 }
 
 export interface Team {

@@ -10,6 +10,7 @@ import { AppError } from "../domain/errors";
 import type { Env } from "../env";
 import { authenticate } from "./auth";
 import type { AppEnv } from "./context";
+import { crossOrigin } from "./cors";
 import { errorResponse } from "./errors";
 import { allowedMethods } from "./method-not-allowed";
 import { protectedResourceMetadataUrl } from "./protected-resource";
@@ -31,7 +32,9 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps) {
-  const app = new Hono<AppEnv>();
+  // Not strict: a path with a trailing slash is the same route (`/items/` is `/items`), for the router and
+  // for the 405s' Allow alike (method-not-allowed.ts sees the path as the router does).
+  const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
     // Our own id, always: a client-sent cf-ray is just a header outside Cloudflare's edge.
@@ -40,10 +43,14 @@ export function createApp(deps: AppDeps) {
     c.header("X-Request-Id", requestId);
     c.set("services", deps.services(c.env, c.executionCtx));
     await next();
+    // Again after the handler: a protocol endpoint answers with its own Response, which Hono does not merge
+    // with headers set before it ran.
+    c.header("X-Request-Id", requestId);
     c.header("X-Content-Type-Options", "nosniff");
     // Everything here is per caller; only GET /memory sets its own (revalidated) policy.
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "private, no-store");
   });
+  app.use(crossOrigin(() => app.routes, deps.endpoints));
 
   app.route("/health", health);
   app.route("/items", itemsRoutes);

@@ -12,7 +12,7 @@ import type { JWTPayload } from "hono/utils/jwt/types";
 import { type Caller, requireScope as checkScope, SCOPES, type Scope } from "../app/caller";
 import type { Auth } from "../config/config";
 import { AppError } from "../domain/errors";
-import { DEFAULT_WORKSPACE, isUserId, isWorkspaceId, userKey } from "../domain/workspaces";
+import { DEFAULT_WORKSPACE, nameProblem, userKey } from "../domain/workspaces";
 import { admitMember } from "../memory/cached-membership";
 import type { AppEnv } from "./context";
 import { protectedResourceMetadataUrl } from "./protected-resource";
@@ -154,18 +154,30 @@ async function jwksKeys(url: string, kid: string | undefined): Promise<HonoJsonW
 
 function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller {
   const sub = payload.sub;
-  if (!isUserId(sub)) throw unauthorized(c, auth, "Token has no usable subject");
+  const subProblem = nameProblem(sub, "user");
+  if (subProblem !== null) {
+    throw unauthorized(c, auth, `Token has no usable subject: its "sub" ${subProblem}`);
+  }
   if (typeof payload.exp !== "number") throw unauthorized(c, auth, "Token has no expiry");
   const claim = payload[auth.workspaceClaim];
   const workspaceId = claim === undefined || claim === null || claim === "" ? DEFAULT_WORKSPACE : claim;
-  if (!isWorkspaceId(workspaceId)) {
-    throw unauthorized(c, auth, `Token's "${auth.workspaceClaim}" claim is not a usable workspace id`);
+  const workspaceProblem = nameProblem(workspaceId, "workspace");
+  if (workspaceProblem !== null) {
+    throw unauthorized(
+      c,
+      auth,
+      `Token's "${auth.workspaceClaim}" claim is not a usable workspace id: it ${workspaceProblem}`,
+    );
   }
+  const userId = sub as string;
+  const workspace = workspaceId as string;
+  const email = typeof payload.email === "string" && payload.email_verified !== false ? payload.email : null;
   return {
-    userId: sub,
-    workspaceId,
-    subjectKey: userKey(workspaceId, sub),
+    userId,
+    workspaceId: workspace,
+    subjectKey: userKey(workspace, userId),
     scopes: parseScopes(payload.scope ?? payload.scp),
+    ...(email === null ? {} : { email }),
   };
 }
 

@@ -1,11 +1,15 @@
 /** Which methods a path answers to, from the app's own route table: a known path asked with another method is a 405. */
 
-interface RouteEntry {
+export interface RouteEntry {
   method: string;
   path: string;
 }
 
-/** The methods (plus HEAD wherever GET is served) whose routes match `path`; empty when none does. */
+/**
+ * The methods (plus HEAD wherever GET is served) whose routes match `path`, as the router matches it: the
+ * app routes without strict trailing slashes, so `path` arrives without one (see app.ts) and a route's
+ * pattern matches exactly. Empty when no route does.
+ */
 export function allowedMethods(routes: readonly RouteEntry[], path: string): string[] {
   const methods = new Set<string>();
   for (const route of routes) {
@@ -18,7 +22,7 @@ export function allowedMethods(routes: readonly RouteEntry[], path: string): str
 
 const patterns = new Map<string, RegExp>();
 
-/** `/items/:id` → /^\/items\/[^/]+\/?$/ (a trailing slash is the same path, as Hono treats it). */
+/** `/items/:id` → /^\/items\/[^/]+$/ */
 function patternOf(routePath: string): RegExp {
   let pattern = patterns.get(routePath);
   if (!pattern) {
@@ -27,7 +31,7 @@ function patternOf(routePath: string): RegExp {
       .split("/")
       .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
       .join("/");
-    pattern = new RegExp(`^${body}/?$`);
+    pattern = new RegExp(`^${body || "/"}$`);
     patterns.set(routePath, pattern);
   }
   return pattern;

@@ -11,6 +11,7 @@ import { ITEM_KINDS, itemInputSchema } from "../domain/item-schema";
 import { PAGE_LIMIT } from "../domain/pages";
 import { MAX_TEAM_ID_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
 import { MAX_WAIT_SECONDS } from "../memory/read-model";
+import { ingestAddressBodySchema } from "./ingest-address-schema";
 import * as res from "./response-schemas";
 import { teamBodySchema } from "./team-schemas";
 
@@ -306,9 +307,24 @@ function paths(): Record<string, Record<string, Operation>> {
       post: secured("items:write", {
         operationId: "issueIngestAddress",
         summary: "The caller's private inbound-email address (the same one until revoked)",
+        description:
+          "Mail to the address is accepted only from the envelope senders it lists (allowedSenders); mail " +
+          "from any other sender is refused with a bounce. Send allowedSenders to set the list, on a new " +
+          "address or an existing one. A new address without a list accepts only the token's email claim, " +
+          "or no sender when the token has none; the answer always carries the list.",
+        requestBody: {
+          required: false,
+          content: { "application/json": { schema: schemaOf(ingestAddressBodySchema, "input") } },
+        },
         responses: {
-          "200": json(res.ingestAddressResponse, "The existing address"),
+          "200": json(
+            res.ingestAddressResponse,
+            "The existing address (with its list, changed if one was sent)",
+          ),
           "201": json(res.ingestAddressResponse, "A new address"),
+          "400": error("The body is not valid JSON"),
+          "415": error("The body is not JSON"),
+          "422": error("An allowed sender that is neither an address nor an @domain, or more than 100"),
         },
       }),
       delete: secured("items:write", {

@@ -143,6 +143,12 @@ export const ingestAddressResponse = z.object({
   address: z
     .string()
     .describe("The caller's private address: mail sent or forwarded to it becomes their email item"),
+  allowedSenders: z
+    .array(z.string())
+    .describe(
+      "The envelope senders (addresses, @domains) whose mail it accepts; mail from anyone else is refused. " +
+        "Empty: it accepts none until senders are given",
+    ),
 });
 
 /** A member of the caller's workspace (GET /members, PUT /members/:user). */

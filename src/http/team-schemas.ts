@@ -1,7 +1,7 @@
 /** PUT /teams/:team's body: validated by routes/teams.ts and documented by openapi.ts from this one schema. */
 import { z } from "zod";
 import { textProblem } from "../domain/safe-text";
-import { MAX_TEAM_MEMBERS, MAX_TEAM_NAME_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
+import { MAX_TEAM_MEMBERS, MAX_TEAM_NAME_LENGTH, nameProblem } from "../domain/workspaces";
 
 export const teamBodySchema = z.object({
   name: z
@@ -12,7 +12,13 @@ export const teamBodySchema = z.object({
     .refine((v) => textProblem(v) === null, "must be valid text")
     .describe("Display name"),
   members: z
-    .array(z.string().min(1).max(MAX_USER_ID_LENGTH))
+    .array(
+      z.string().superRefine((user, ctx) => {
+        const problem = nameProblem(user, "user");
+        if (problem)
+          ctx.addIssue({ code: "custom", message: `"${user}" is not a usable user id: it ${problem}` });
+      }),
+    )
     .max(MAX_TEAM_MEMBERS)
     .describe("User ids of active members of the workspace; the team's whole membership"),
 });

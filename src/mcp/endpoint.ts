@@ -6,17 +6,24 @@
  */
 import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
 import type { EndpointContext, ProtocolEndpoint } from "../app/endpoint";
+import type { Services } from "../app/services";
 import { AppError } from "../domain/errors";
 import { createMemoryMcpServer } from "./server";
+
+/** Browser pages may call /mcp only from MCP_ALLOWED_ORIGINS (default: none). */
+const allowsOrigin = (origin: string, services: Services): boolean =>
+  services.config.mcp.allowedOrigins.includes(origin);
 
 export const mcpEndpoint: ProtocolEndpoint = {
   /** A request from a browser page carries Origin; only configured origins may call (default: none). */
   admit(request, services) {
     const origin = request.headers.get("origin");
-    if (origin !== null && !services.config.mcp.allowedOrigins.includes(origin)) {
+    if (origin !== null && !allowsOrigin(origin, services)) {
       throw new AppError("forbidden", `Origin ${origin} is not allowed to call /mcp`);
     }
   },
+  methods: ["POST"],
+  allowsOrigin,
   handle(request, { services, caller, requestId, token, resourceMetadataUrl }) {
     const handler = createMcpHandler(() => createMemoryMcpServer({ services, caller, requestId }), {
       onerror: (error) =>

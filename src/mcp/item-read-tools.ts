@@ -6,12 +6,14 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { searchSchema } from "../app/item-input";
 import { getItem, searchItems } from "../app/items";
+import { fromVerifiedOf } from "../domain/email-authentication";
 import type { Item, ItemLink, SearchHit } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { guarded, jsonSafe, resourceError, toolSuccess } from "./tool-result";
+import { toolInput, validArguments } from "./tool-input";
+import { guarded, jsonSafe, orToolError, resourceError, toolSuccess } from "./tool-result";
 
 const shape = searchSchema.shape;
 
@@ -65,13 +67,14 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
         "requests, contacts, notes) when the memory does not answer a question or you need the source of a " +
         "statement. Returns ranked results with a snippet; read one in full with get_item. With team: only the " +
         "items shared with that team (what its memory is made of), never a member's private items.",
-      inputSchema: searchInput,
-      outputSchema: searchOutput,
+      inputSchema: toolInput(searchInput),
+      outputSchema: orToolError(searchOutput),
       annotations: readOnly,
       scopeChallenge: canRead,
     },
-    ({ team, ...input }) =>
+    (args) =>
       guarded(context, async () => {
+        const { team, ...input } = validArguments(args);
         const page = await searchItems(services, await subjectOf(context, team), {
           ...input,
           q: input.query,
@@ -94,13 +97,14 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       description:
         "Reads one of the user's items in full (body, people, date, URL) with its links both ways (replies, " +
         "mentions, references). Use the ids that search_items or the memory's citations give.",
-      inputSchema: z.object({ id: z.string().min(1).max(100).describe("The item's id") }),
-      outputSchema: itemOutput,
+      inputSchema: toolInput(z.object({ id: z.string().min(1).max(100).describe("The item's id") })),
+      outputSchema: orToolError(itemOutput),
       annotations: readOnly,
       scopeChallenge: canRead,
     },
-    ({ id }) =>
+    (args) =>
       guarded(context, async () => {
+        const { id } = validArguments(args);
         const item = await getItem(services, caller.subjectKey, id);
         return toolSuccess(jsonSafe(item), itemText(item));
       }),
@@ -137,6 +141,8 @@ function itemText(item: Item & { links: ItemLink[] }): string {
     `Date: ${item.occurredAt.toISOString()}`,
   ];
   if (item.author) lines.push(`Author: ${item.author}`);
+  const verified = fromVerifiedOf(item.metadata);
+  if (verified !== undefined) lines.push(`From verified: ${verified ? "yes" : "no"}`);
   if (item.participants.length > 0) lines.push(`Participants: ${item.participants.join("; ")}`);
   if (item.url) lines.push(`URL: ${item.url}`);
   lines.push("", item.body);

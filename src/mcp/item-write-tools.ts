@@ -10,7 +10,8 @@ import { AppError } from "../domain/errors";
 import { ITEM_KINDS, itemInputSchema } from "../domain/item-schema";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
-import { guarded, toolSuccess } from "./tool-result";
+import { toolInput, validArguments } from "./tool-input";
+import { guarded, orToolError, toolSuccess } from "./tool-result";
 
 export const MCP_SOURCE = "mcp";
 const MAX_NOTE_CHARS = 50_000;
@@ -40,13 +41,15 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
         "Stores a note in the user's workspace when they tell you something worth keeping (\"remember that I " +
         'prefer…", a decision, a commitment, a fact about a colleague). It becomes a source of the next memory ' +
         "refresh. Remembering the same text again updates that note instead of adding another.",
-      inputSchema: rememberInput,
-      outputSchema: z.object({
-        id: z.string(),
-        status: z.enum(["created", "updated", "unchanged"]),
-        source: z.string(),
-        externalId: z.string(),
-      }),
+      inputSchema: toolInput(rememberInput),
+      outputSchema: orToolError(
+        z.object({
+          id: z.string(),
+          status: z.enum(["created", "updated", "unchanged"]),
+          source: z.string(),
+          externalId: z.string(),
+        }),
+      ),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -55,8 +58,9 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
       },
       scopeChallenge: canWrite,
     },
-    (input) =>
+    (args) =>
       guarded(context, async () => {
+        const input = validArguments(args);
         const parsed = itemInputSchema.safeParse({
           source: MCP_SOURCE,
           externalId: await noteKey(input.text),
@@ -83,13 +87,14 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
         "that they ask you to forget); on an item someone shared with the user, removes the user from the " +
         "share instead. Every memory statement citing it that the user can no longer see is removed at once. " +
         "Only when the user asks for it.",
-      inputSchema: z.object({ id: z.string().min(1).max(100).describe("The item's id") }),
-      outputSchema: z.object({ id: z.string(), deleted: z.boolean(), left: z.boolean() }),
+      inputSchema: toolInput(z.object({ id: z.string().min(1).max(100).describe("The item's id") })),
+      outputSchema: orToolError(z.object({ id: z.string(), deleted: z.boolean(), left: z.boolean() })),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       scopeChallenge: canWrite,
     },
-    ({ id }) =>
+    (args) =>
       guarded(context, async () => {
+        const { id } = validArguments(args);
         const outcome = await removeItem(services, caller.subjectKey, id);
         const deleted = outcome === "deleted";
         return toolSuccess(

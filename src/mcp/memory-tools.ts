@@ -14,7 +14,8 @@ import { emptyBody, type MemoryFormat, type ReadDecision, servedBody } from "../
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
-import { asAppError, guarded, resourceError, toolSuccess } from "./tool-result";
+import { toolInput, validArguments } from "./tool-input";
+import { asAppError, guarded, orToolError, resourceError, toolSuccess } from "./tool-result";
 
 export const MEMORY_URI = "memory://me";
 export const TEAM_MEMORY_URI_TEMPLATE = "memory://team/{team}";
@@ -68,19 +69,22 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
         "its sources. Call it at the start of a conversation, or whenever the user refers to people, projects or " +
         "past events you do not know. If the answer says generating, retry after retryAfter seconds. With " +
         "team: the shared memory of a team the user belongs to (its mission, projects, decisions, people).",
-      inputSchema: z.object({
-        format: z
-          .enum(["markdown", "json"])
-          .optional()
-          .describe("markdown (default): one document; json: statements with their citations"),
-        team: teamArgument,
-      }),
-      outputSchema: memoryOutput,
+      inputSchema: toolInput(
+        z.object({
+          format: z
+            .enum(["markdown", "json"])
+            .optional()
+            .describe("markdown (default): one document; json: statements with their citations"),
+          team: teamArgument,
+        }),
+      ),
+      outputSchema: orToolError(memoryOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       scopeChallenge: canRead,
     },
-    ({ format, team }) =>
+    (args) =>
       guarded(context, async () => {
+        const { format, team } = validArguments(args);
         const decision = await readSubjectMemory(context.services, await subjectOf(context, team));
         const whose = team === undefined ? "user" : "team";
         return toolSuccess(memoryBody(decision, format ?? "markdown", whose), memoryText(decision, whose));
@@ -96,8 +100,8 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
         "right after remember). Refused with rate_limited inside the minimum interval between runs. The " +
         "memory stays readable meanwhile; get_memory shows the new one once it is accepted. With team: the " +
         "team's memory, from what is shared with the team.",
-      inputSchema: z.object({ team: teamArgument }),
-      outputSchema: refreshOutput,
+      inputSchema: toolInput(z.object({ team: teamArgument })),
+      outputSchema: orToolError(refreshOutput),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -106,8 +110,9 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
       },
       scopeChallenge: canRead,
     },
-    ({ team }) =>
+    (args) =>
       guarded(context, async () => {
+        const { team } = validArguments(args);
         const outcome = await refreshMemory(context.services, await subjectOf(context, team));
         return toolSuccess(outcome, refreshText(outcome));
       }),

@@ -4,23 +4,51 @@
  * that would reach the transport.
  */
 import { type CallToolResult, ResourceNotFoundError } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import type { AppError, ErrorCode } from "../domain/errors";
 import type { McpContext } from "./deps";
 
 export interface ToolErrorBody {
-  error: { code: ErrorCode; message: string; retryAfter?: number };
+  error: { code: ErrorCode; message: string; retryAfter?: number; details?: unknown };
 }
+
+/** The structured content of a tool error. */
+export const toolErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    retryAfter: z.number().optional(),
+    details: z.unknown().optional().describe("e.g. problems: [{path, message}] for invalid arguments"),
+  }),
+});
+
+/**
+ * A tool's output schema: its result or its tool error. Both are structured content, and some clients (the
+ * v1 TypeScript SDK) check an error result's structured content against the advertised schema too.
+ */
+export const orToolError = <S extends z.ZodType>(result: S) => z.union([result, toolErrorSchema]);
 
 export function toolSuccess(structured: Record<string, unknown>, text: string): CallToolResult {
   return { content: [{ type: "text", text }], structuredContent: structured };
 }
 
+/**
+ * The error as the HTTP API's body would carry it, details included (e.g. every invalid argument with its
+ * field and problem), in structuredContent and, for clients that only show text, in the text too.
+ */
 export function toolError(error: AppError): CallToolResult {
   const body: ToolErrorBody = { error: { code: error.code, message: error.message } };
   if (error.retryAfterSeconds !== undefined) body.error.retryAfter = error.retryAfterSeconds;
+  if (error.details !== undefined) body.error.details = JSON.parse(JSON.stringify(error.details));
+  const text = `${error.code}: ${error.message}`;
   return {
     isError: true,
-    content: [{ type: "text", text: `${error.code}: ${error.message}` }],
+    content: [
+      {
+        type: "text",
+        text: body.error.details === undefined ? text : `${text}\n${JSON.stringify(body.error.details)}`,
+      },
+    ],
     structuredContent: { ...body },
   };
 }

@@ -35,15 +35,16 @@ export async function removeItemWithRedaction(
 }
 
 /**
- * DELETE /me: the caller's items, memory, versions, runs and agent state. The agent goes first: once
- * forget() returns, no run of this subject can write, and every write it had in flight has landed, so the
- * database erase that follows removes everything.
+ * DELETE /me: the caller's items, memory, versions, runs, agent state and membership (of the workspace,
+ * its teams and every share). The agent goes first: once forget() returns, no run of this subject can
+ * write, and every write it had in flight has landed, so the database erase that follows removes
+ * everything. Their cached admission goes with their cached memory.
  */
 export async function eraseSubject(deps: DeletionDeps, subjectKey: string): Promise<void> {
   const erasedAt = deps.clock.now();
   await deps.memoryAgents.forget(subjectKey, erasedAt.getTime());
   const result = await deps.erasure.eraseSubject(subjectKey, erasedAt);
-  await afterRemoval(deps, result, subjectKey);
+  await afterRemoval(deps, result, subjectKey, [subjectKey]);
 }
 
 /**
