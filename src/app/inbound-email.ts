@@ -3,11 +3,10 @@
  * address of an active member, from an envelope sender its owner allowed), then parsed by the importers'
  * parser and stored through the same ingest operation as POST /items.
  *
- * What the worker adds to the parser's item: header text cleaned like the body (NULs removed, invalid
- * Unicode replaced, bounded); a Date outside years 1-9999 replaced by the arrival time, as an unreadable one
- * is; recipients past the item's MAX_PARTICIPANTS kept in metadata with their count; the envelope sender
- * and the receiving server's SPF/DKIM/DMARC verdicts in `metadata.inbound`, with whether they verify the
- * From. A message whose Message-ID is already stored with other content is stored beside it (the id with
+ * The parser makes the item storable as for the importers (header text cleaned like the body, a Date outside
+ * the stored years replaced by the arrival time as an unreadable one is, recipients past the item's cap kept
+ * in metadata with their count). What the worker adds: the envelope sender and the receiving server's
+ * SPF/DKIM/DMARC verdicts in `metadata.inbound`, with whether they verify the From. A message whose Message-ID is already stored with other content is stored beside it (the id with
  * `#` and the start of its fingerprint), never over it; the same message delivered again writes nothing.
  */
 import {
@@ -18,11 +17,9 @@ import {
   type InboundMetadata,
 } from "../domain/email-authentication";
 import { senderAllowed, tokenOf } from "../domain/ingest-addresses";
-import { isStorableInstant } from "../domain/instants";
-import { itemInputSchema, MAX_PARTICIPANTS } from "../domain/item-schema";
+import { itemInputSchema } from "../domain/item-schema";
 import { parseSubjectKey } from "../domain/workspaces";
 import { parseEmail } from "../import/email";
-import type { ImportItem } from "../import/records";
 import { ingestItems } from "./items";
 import type { Services } from "./services";
 
@@ -71,8 +68,8 @@ export async function storeInboundEmail(
     return refuse(event.type === "error" ? `Unreadable message: ${event.message}` : "Message not imported");
   }
   const fields = headerFields(raw);
-  const { links, ...parsed } = event.item;
-  const { item, allParticipants } = cleaned(parsed, now);
+  const { links, ...item } = event.item;
+  const allParticipants = [...(item.participants ?? []), ...moreParticipants(item.metadata)];
   const fingerprint = await sha256Hex(
     JSON.stringify([
       item.title ?? null,
@@ -139,59 +136,10 @@ async function placementOf(
   return { externalId: variant, sameMessageIdAs: externalId };
 }
 
-const MAX_TITLE = 1000;
-const MAX_NAME = 500;
-/** Recipients past MAX_PARTICIPANTS kept in metadata: at most this many, of this many characters together. */
-const MORE_PARTICIPANTS = { max: 2000, chars: 64 * 1024 };
-
-/** Text Postgres can hold and the item schema takes: no NUL, no lone surrogates. */
-const clean = (text: string): string => text.replaceAll("\u0000", "").toWellFormed();
-
-function cleanJson(value: unknown): unknown {
-  if (typeof value === "string") return clean(value);
-  if (Array.isArray(value)) return value.map(cleanJson);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), cleanJson(v)]));
-  }
-  return value;
-}
-
-/** The parser's item, made storable (see the module comment); every recipient, for the fingerprint. */
-function cleaned(parsed: ImportItem, now: Date): { item: ImportItem; allParticipants: string[] } {
-  const allParticipants = [
-    ...new Set(
-      (parsed.participants ?? []).map((p) => clean(p).trim().slice(0, MAX_NAME)).filter((p) => p !== ""),
-    ),
-  ];
-  const metadata = cleanJson(parsed.metadata ?? {}) as Record<string, unknown>;
-  if (allParticipants.length > MAX_PARTICIPANTS) {
-    const beyond = allParticipants.slice(MAX_PARTICIPANTS);
-    const kept: string[] = [];
-    let chars = 0;
-    for (const p of beyond) {
-      if (kept.length >= MORE_PARTICIPANTS.max || chars + p.length > MORE_PARTICIPANTS.chars) break;
-      kept.push(p);
-      chars += p.length;
-    }
-    metadata.participantCount = allParticipants.length;
-    metadata.moreParticipants = kept;
-    if (kept.length < beyond.length) metadata.moreParticipantsOmitted = beyond.length - kept.length;
-  }
-  const title = parsed.title == null ? undefined : clean(parsed.title).slice(0, MAX_TITLE);
-  const author = parsed.author == null ? undefined : clean(parsed.author).slice(0, MAX_NAME);
-  const occurredAt = isStorableInstant(new Date(parsed.occurredAt)) ? parsed.occurredAt : now.toISOString();
-  const item: ImportItem = {
-    ...parsed,
-    body: clean(parsed.body),
-    occurredAt,
-    participants: allParticipants.slice(0, MAX_PARTICIPANTS),
-    metadata,
-  };
-  if (title === undefined || title.trim() === "") delete item.title;
-  else item.title = title;
-  if (author === undefined || author.trim() === "") delete item.author;
-  else item.author = author;
-  return { item, allParticipants };
+/** The recipients the parser kept in metadata past the participants cap. */
+function moreParticipants(metadata: Record<string, unknown> | undefined): string[] {
+  const more = metadata?.moreParticipants;
+  return Array.isArray(more) ? more.filter((p): p is string => typeof p === "string") : [];
 }
 
 async function sha256Hex(text: string): Promise<string> {
