@@ -8,7 +8,11 @@ export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-hs256-012345
  * The worker under test, inside workerd. `faults` puts a TCP proxy the tests control between the worker
  * and the database's endpoint, so they can make the database unreachable or hung under a running worker.
  */
-const workerProject = (name: "workers" | "faults", include: string[], exclude: string[] = []) => ({
+const workerProject = (
+  name: "workers" | "faults" | "postgres",
+  include: string[],
+  exclude: string[] = [],
+) => ({
   plugins: [
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
@@ -48,8 +52,10 @@ const workerProject = (name: "workers" | "faults", include: string[], exclude: s
 export default defineConfig({
   test: {
     projects: [
-      workerProject("workers", ["test/**/*.test.ts"], ["test/faults/**", "test/node/**"]),
+      workerProject("workers", ["test/**/*.test.ts"], ["test/faults/**", "test/node/**", "test/postgres/**"]),
       workerProject("faults", ["test/faults/**/*.test.ts"]),
+      // Locking behaviour PGlite cannot show (one backend for every connection): only on a real PostgreSQL.
+      ...(process.env.TEST_DATABASE_URL ? [workerProject("postgres", ["test/postgres/**/*.test.ts"])] : []),
       {
         test: {
           name: "node",

@@ -28,12 +28,10 @@ import type { ItemInput } from "../src/domain/item-schema";
 import { teamKey, userKey } from "../src/domain/workspaces";
 import { newUserId } from "./support/auth";
 import { workspaceStore } from "./support/workspaces";
-import { withTransaction } from "./support/ws-transaction";
 
 const config = parseConfig(env);
 const db = createDb(config);
 const store = createItemStore(db);
-const onPostgres = env.DATABASE_BACKEND === "postgres";
 
 const modelKey = (dimensions = 3): EmbeddingKey => ({ model: `test:${crypto.randomUUID()}`, dimensions });
 
@@ -161,59 +159,7 @@ describe("writeItemChunks", () => {
       writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [chunk(0, [1, 0])]),
     ).rejects.toThrow(/2 dimensions, not 3/);
   });
-
-  it.runIf(onPostgres)(
-    "waits for an update that holds the item and then writes nothing, since the item's hash changed",
-    async () => {
-      const key = modelKey();
-      const [note] = await ingest(newUserId(), [input("a", { body: "before the update" })]);
-      let writing: Promise<{ written: boolean }> | undefined;
-      await withTransaction(config, async (tx) => {
-        await tx.execute(
-          sql`update items set body = 'after', content_hash = 'changed' where id = ${note!.id}`,
-        );
-        writing = writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [
-          chunk(0, [1, 0, 0]),
-        ]);
-        await untilWaitingOnLock("item_chunks");
-      });
-      expect(await writing).toEqual({ written: false });
-      expect(await chunksOf(note!.id)).toEqual([]);
-    },
-  );
-
-  it.runIf(onPostgres)("writes once an update that held the item rolls back", async () => {
-    const key = modelKey();
-    const [note] = await ingest(newUserId(), [input("a")]);
-    let writing: Promise<{ written: boolean }> | undefined;
-    await withTransaction(config, async (tx) => {
-      await tx.execute(sql`update items set content_hash = 'changed' where id = ${note!.id}`);
-      writing = writeItemChunks(db, { ...key, itemId: note!.id, contentHash: note!.hash }, [
-        chunk(0, [1, 0, 0]),
-      ]);
-      await untilWaitingOnLock("item_chunks");
-      throw new RollBack();
-    }).catch((err: unknown) => {
-      if (!(err instanceof RollBack)) throw err;
-    });
-    expect(await writing).toEqual({ written: true });
-    expect(await chunksOf(note!.id, key)).toHaveLength(1);
-  });
 });
-
-class RollBack extends Error {}
-
-/** Until a statement mentioning `text` waits on a lock (bounded: 200 looks at pg_stat_activity). */
-async function untilWaitingOnLock(text: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { rows } = await db.execute(sql`
-      select count(*)::int as n from pg_stat_activity
-      where wait_event_type = 'Lock' and query like ${`%${text}%`} and pid <> pg_backend_pid()`);
-    if (Number((rows[0] as { n: number }).n) > 0) return;
-    await scheduler.wait(25);
-  }
-  throw new Error(`no statement on ${text} started waiting for a lock`);
-}
 
 describe("deleteOtherModelChunks", () => {
   it("deletes the chunks of other models and of other sizes of the same model, a bounded number at a time", async () => {
