@@ -1,20 +1,17 @@
 /** MemoryReader over Postgres: the read model of GET /memory, the history and the runs ledger listing. */
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
-import type { ItemKind } from "../domain/item-schema";
 import { isRunErrorCode, type MemoryStatus } from "../domain/memory";
 import type {
-  Citation,
   CurrentMemory,
   MemoryReader,
   RunRecord,
   VersionDetail,
   VersionSummary,
 } from "../memory/memory-reader";
+import { citationsOf, parseCitations } from "./citation-rows";
 import type { Db } from "./client";
-import { principalsOf } from "./item-rows";
 import { decodeListCursor, keysetBefore, pageOf } from "./list-page";
 import { memories, memoryRuns, memoryVersions } from "./schema";
-import { parseJson } from "./sql-values";
 
 export function createPgMemoryReader(db: Db): MemoryReader {
   return {
@@ -131,33 +128,6 @@ export function createPgMemoryReader(db: Db): MemoryReader {
       } satisfies VersionDetail;
     },
   };
-}
-
-// ---- citations ----------------------------------------------------------------------------------------------
-
-/** The cited items' metadata, in citation order ([n] is position n); null fields for gone or hidden items. */
-function citationsOf(
-  citedIds: SQL.Aliased | typeof memoryVersions.citedItemIds,
-  viewer: typeof memories.subjectKey | typeof memoryVersions.subjectKey,
-) {
-  return sql<unknown>`coalesce((
-    select json_agg(json_build_object('id', c.id, 'kind', i.kind, 'title', i.title, 'occurredAt', i.occurred_at) order by c.n)
-    from unnest(${citedIds}) with ordinality as c(id, n)
-    left join items i on i.id = c.id and (i.owner_id = ${viewer} or i.shared_with && ${principalsOf(sql`${viewer}`)})
-  ), '[]'::json)`;
-}
-
-function parseCitations(value: unknown): Citation[] {
-  const list = parseJson(value);
-  if (!Array.isArray(list)) return [];
-  return list.map(
-    (c: { id: string; kind: ItemKind | null; title: string | null; occurredAt: string | null }) => ({
-      id: c.id,
-      kind: c.kind ?? null,
-      title: c.title ?? null,
-      occurredAt: c.occurredAt ? new Date(c.occurredAt).toISOString() : null,
-    }),
-  );
 }
 
 const toBool = (v: unknown): boolean => v === true || v === "t" || v === "true";

@@ -8,6 +8,7 @@ import type {
   RunTrigger,
   Salvage,
   Statement,
+  SupersededStatement,
   Verdict,
 } from "../domain/memory";
 
@@ -73,6 +74,8 @@ export interface RunRecord {
   versionId: string | null;
   /** Statements the run dropped from its draft (and why) before the memory was accepted; null if none. */
   salvaged: Salvage | null;
+  /** Statements of the previous memory the judge found superseded by newer items; null if none. */
+  superseded: SupersededStatement[] | null;
 }
 
 export interface Page<T> {
