@@ -175,7 +175,16 @@ async function generate(
     }
 
     const judged = await judgeDraft(
-      { judge: deps.judge, items: deps.items, subjectKey, refs, meter, signal, endUserId, related: related ?? undefined },
+      {
+        judge: deps.judge,
+        items: deps.items,
+        subjectKey,
+        refs,
+        meter,
+        signal,
+        endUserId,
+        related: related ?? undefined,
+      },
       candidates,
       judgedBefore,
     );
@@ -183,7 +192,11 @@ async function generate(
     const verdict: JudgeVerdict = judged.verdict;
     const supersededBy = new Map(verdict.superseded.map((s) => [s.index, refs.resolve(s.by)?.id ?? s.by]));
     const flagged = new Set([...verdict.unsupported, ...supersededBy.keys()]);
-    const stored: Verdict = { accepted: verdict.accepted, reason: verdict.reason, unsupported: verdict.unsupported };
+    const stored: Verdict = {
+      accepted: verdict.accepted,
+      reason: verdict.reason,
+      unsupported: verdict.unsupported,
+    };
     if (verdict.accepted && flagged.size === 0) {
       return accepted(deps, candidates, salvage, stored, meter, superseded);
     }
@@ -201,7 +214,10 @@ async function generate(
         const by = supersededBy.get(i);
         return {
           ...(by === undefined
-            ? { reason: `the judge found it unsupported by its cited items: ${verdict.reason}`, cause: "unsupported" }
+            ? {
+                reason: `the judge found it unsupported by its cited items: ${verdict.reason}`,
+                cause: "unsupported",
+              }
             : {
                 reason: `the judge found it superseded by ${refs.refOf(by) ?? "a newer item"}: ${verdict.reason}`,
                 cause: "superseded",

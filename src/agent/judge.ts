@@ -36,7 +36,9 @@ export const VERDICT_SCHEMA = z.object({
     )
     .max(1000)
     .default([])
-    .describe("Statements that a newer item shown with them contradicts or replaces, each with that item's ref"),
+    .describe(
+      "Statements that a newer item shown with them contradicts or replaces, each with that item's ref",
+    ),
 });
 
 const { $schema: _ignored, ...verdictJsonSchema } = z.toJSONSchema(VERDICT_SCHEMA, { io: "input" }) as Record<
@@ -177,7 +179,8 @@ export function parseVerdict(
   }
   const flagged = new Set(unsupported);
   const byIndex = new Map<number, string>();
-  for (const s of superseded) if (!flagged.has(s.index) && !byIndex.has(s.index)) byIndex.set(s.index, s.by.toUpperCase());
+  for (const s of superseded)
+    if (!flagged.has(s.index) && !byIndex.has(s.index)) byIndex.set(s.index, s.by.toUpperCase());
   return {
     ok: true,
     verdict: {

@@ -59,7 +59,8 @@ export function combineFinders(...finders: RelatedEvidenceFinder[]): RelatedEvid
       const answers = await Promise.all(finders.map((f) => f.findRelated(query)));
       const merged = new Map<number, Relation[]>();
       for (const answer of answers) {
-        for (const [index, relations] of answer) merged.set(index, [...(merged.get(index) ?? []), ...relations]);
+        for (const [index, relations] of answer)
+          merged.set(index, [...(merged.get(index) ?? []), ...relations]);
       }
       for (const [index, relations] of merged) merged.set(index, bestRelations(relations));
       return merged;
@@ -96,7 +97,8 @@ export function linkedEvidenceFinder(items: Pick<ItemStore, "edgesOf" | "getMany
       const unknown = [...new Set([...neighbours.values()].flatMap((n) => [...n]))]
         .filter((id) => !known.has(id))
         .slice(0, RELATED_LIMITS.neighbours);
-      if (unknown.length > 0) for (const item of await items.getMany(subjectKey, unknown)) known.set(item.id, item);
+      if (unknown.length > 0)
+        for (const item of await items.getMany(subjectKey, unknown)) known.set(item.id, item);
       const threadOf = (id: string) => {
         const item = known.get(id);
         return item ? threadKey(item) : null;

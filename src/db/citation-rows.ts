@@ -9,7 +9,10 @@ import { parseJson } from "./sql-values";
  * The cited items' metadata, in citation order ([n] is position n); null fields for gone or hidden items.
  * `citedIds` is a uuid[] expression, `viewer` the subject key expression of whoever reads them.
  */
-export function citationsOf(citedIds: SQL | SQL.Aliased | { getSQL(): SQL }, viewer: SQL | { getSQL(): SQL }) {
+export function citationsOf(
+  citedIds: SQL | SQL.Aliased | { getSQL(): SQL },
+  viewer: SQL | { getSQL(): SQL },
+) {
   return sql<unknown>`coalesce((
     select json_agg(json_build_object('id', c.id, 'kind', i.kind, 'title', i.title, 'occurredAt', i.occurred_at) order by c.n)
     from unnest(${citedIds}) with ordinality as c(id, n)

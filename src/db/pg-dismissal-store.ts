@@ -88,7 +88,9 @@ async function tryDismiss(
         and exists (select 1 from memory_dismissals where id = ${dismissalId}::uuid)`),
   ]);
   if (dismissed.rows.length === 0) return "conflict";
-  const [view] = (await readDismissals(db, subjectKey, { citations: true })).filter((d) => d.id === dismissalId);
+  const [view] = (await readDismissals(db, subjectKey, { citations: true })).filter(
+    (d) => d.id === dismissalId,
+  );
   if (!view) throw new Error("a dismissal vanished right after it was written");
   const { seq: _seq, ...dismissal } = view;
   return { kind: "dismissed", dismissal, versionId };

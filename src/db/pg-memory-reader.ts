@@ -1,6 +1,6 @@
 /** MemoryReader over Postgres: the read model of GET /memory, the history and the runs ledger listing. */
-import { and, desc, eq, type SQL, sql } from "drizzle-orm";
-import { isRunErrorCode, type MemoryStatus } from "../domain/memory";
+import { and, desc, eq, lte, type SQL, sql } from "drizzle-orm";
+import { isRunErrorCode, type MemoryStatus, type Salvage, type SupersededStatement } from "../domain/memory";
 import type {
   CurrentMemory,
   MemoryReader,
@@ -12,6 +12,7 @@ import { citationsOf, parseCitations } from "./citation-rows";
 import type { Db } from "./client";
 import { decodeListCursor, keysetBefore, pageOf } from "./list-page";
 import { memories, memoryRuns, memoryVersions } from "./schema";
+import { parseJson } from "./sql-values";
 
 export function createPgMemoryReader(db: Db): MemoryReader {
   return {
@@ -102,32 +103,64 @@ export function createPgMemoryReader(db: Db): MemoryReader {
     },
 
     async version(subjectKey, versionId) {
-      const rows = await db
-        .select({
-          id: memoryVersions.id,
-          createdAt: memoryVersions.createdAt,
-          runId: memoryVersions.runId,
-          generatorModel: memoryVersions.generatorModel,
-          judgeModel: memoryVersions.judgeModel,
-          redactedAt: memoryVersions.redactedAt,
-          markdown: memoryVersions.markdown,
-          statements: memoryVersions.statements,
-          verdict: memoryVersions.verdict,
-          current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectKey} and m.current_version_id = ${memoryVersions.id})`,
-          citations: citationsOf(memoryVersions.citedItemIds, memoryVersions.subjectKey),
-        })
-        .from(memoryVersions)
-        .where(and(eq(memoryVersions.subjectKey, subjectKey), eq(memoryVersions.id, versionId)));
-      const r = rows[0];
-      if (!r) return null;
-      return {
-        ...r,
-        statementCount: r.statements.length,
-        current: toBool(r.current),
-        citations: parseCitations(r.citations),
-      } satisfies VersionDetail;
+      return versionWhere(db, subjectKey, eq(memoryVersions.id, versionId));
+    },
+
+    async versionAt(subjectKey, at) {
+      return versionWhere(db, subjectKey, lte(memoryVersions.createdAt, at));
+    },
+
+    async versionBefore(subjectKey, versionId) {
+      const before = sql`(${memoryVersions.createdAt}, ${memoryVersions.id}) < (select v.created_at, v.id from memory_versions v where v.id = ${versionId}::uuid and v.subject_id = ${subjectKey})`;
+      return versionWhere(db, subjectKey, before);
     },
   };
+}
+
+/** The subject's newest version matching `where`, with what its run recorded. */
+async function versionWhere(db: Db, subjectKey: string, where: SQL): Promise<VersionDetail | null> {
+  const run = (column: string) =>
+    sql`(select r.${sql.raw(column)} from memory_runs r where r.id = ${memoryVersions.runId})`;
+  const rows = await db
+    .select({
+      id: memoryVersions.id,
+      createdAt: memoryVersions.createdAt,
+      runId: memoryVersions.runId,
+      generatorModel: memoryVersions.generatorModel,
+      judgeModel: memoryVersions.judgeModel,
+      redactedAt: memoryVersions.redactedAt,
+      markdown: memoryVersions.markdown,
+      statements: memoryVersions.statements,
+      verdict: memoryVersions.verdict,
+      removed: memoryVersions.removed,
+      current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectKey} and m.current_version_id = ${memoryVersions.id})`,
+      citations: citationsOf(memoryVersions.citedItemIds, memoryVersions.subjectKey),
+      startedAt: sql<Date | null>`${run("started_at")}`.mapWith(memoryRuns.startedAt),
+      hasRun: sql<boolean>`exists (select 1 from memory_runs r where r.id = ${memoryVersions.runId})`,
+      salvaged: sql<unknown>`${run("salvaged")}`,
+      superseded: sql<unknown>`${run("superseded")}`,
+    })
+    .from(memoryVersions)
+    .where(and(eq(memoryVersions.subjectKey, subjectKey), where))
+    .orderBy(desc(memoryVersions.createdAt), desc(memoryVersions.id))
+    .limit(1);
+  const r = rows[0];
+  if (!r) return null;
+  const { startedAt, hasRun, salvaged, superseded, ...version } = r;
+  return {
+    ...version,
+    statementCount: r.statements.length,
+    current: toBool(r.current),
+    citations: parseCitations(r.citations),
+    generatedAt: startedAt ?? r.createdAt,
+    removed: r.removed ?? [],
+    run: toBool(hasRun)
+      ? {
+          salvaged: (parseJson(salvaged) as Salvage | null) ?? null,
+          superseded: (parseJson(superseded) as SupersededStatement[] | null) ?? null,
+        }
+      : null,
+  } satisfies VersionDetail;
 }
 
 const toBool = (v: unknown): boolean => v === true || v === "t" || v === "true";

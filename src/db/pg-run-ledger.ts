@@ -117,7 +117,8 @@ export function createPgRunLedger(db: Db): RunLedger {
           returning outcome`),
       ]);
       if (inserted.rows.length === 1) return { written: true, versionId } satisfies AcceptResult;
-      const reason = ended.rows[0]?.outcome === "statement_dismissed" ? "statement_dismissed" : "cited_item_deleted";
+      const reason =
+        ended.rows[0]?.outcome === "statement_dismissed" ? "statement_dismissed" : "cited_item_deleted";
       return { written: false, reason } satisfies AcceptResult;
     },
 

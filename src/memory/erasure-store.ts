@@ -29,8 +29,8 @@ export interface ErasureStore {
    */
   removeItem(subjectKey: string, itemId: string, at: Date): Promise<ItemRemoval>;
   /**
-   * Erases the subject: its items, memory, versions, runs and inbound address; redacts other subjects'
-   * versions citing its items. What others shared with it, and its team memberships, are the workspace's.
+   * Erases the subject: its items, memory, versions, runs, dismissals and inbound address; redacts other
+   * subjects' versions (and drops their dismissals) citing its items. What others shared with it, and its team memberships, are the workspace's.
    */
   eraseSubject(subjectKey: string, at: Date): Promise<Removal>;
 }

@@ -180,7 +180,11 @@ async function record(
       // refuses the version (runAccepted's fence), and the run is tried again.
       const latest = await ledger.dismissals(start.subjectKey);
       const late = latest.dismissals.filter((d) => d.seq > context.dismissalSeq);
-      const { statements: drafts, salvaged } = withoutLateDismissals(result.statements, result.salvaged, late);
+      const { statements: drafts, salvaged } = withoutLateDismissals(
+        result.statements,
+        result.salvaged,
+        late,
+      );
       const statements = stampStatements(
         drafts,
         context.previous?.statements ?? null,
