@@ -104,13 +104,13 @@ describe("parsing the verdict", () => {
       parseVerdict(reply.verdict({ accepted: true, reason: "All supported", unsupported: [] }), 2),
     ).toEqual({
       ok: true,
-      verdict: { accepted: true, reason: "All supported", unsupported: [] },
+      verdict: { accepted: true, reason: "All supported", unsupported: [], superseded: [] },
     });
     expect(
       parseVerdict(reply.verdict({ accepted: false, reason: "No date", unsupported: [1, 1, 0] }), 2),
     ).toEqual({
       ok: true,
-      verdict: { accepted: false, reason: "No date", unsupported: [0, 1] },
+      verdict: { accepted: false, reason: "No date", unsupported: [0, 1], superseded: [] },
     });
   });
 

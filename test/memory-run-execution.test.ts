@@ -140,7 +140,9 @@ describe("a run of the memory pipeline", () => {
       versionId: h.ledger.versions[0]!.id,
       statements: [say("Leads payments", "i1")],
     });
-    expect(h.ledger.memories.get(SUBJECT)!.version!.statements).toEqual([say("Leads billing", "i2")]);
+    expect(h.ledger.memories.get(SUBJECT)!.version!.statements).toEqual([
+      { ...say("Leads billing", "i2"), id: expect.any(String), firstStated: h.clock.now().toISOString() },
+    ]);
   });
 
   it("confirms an unchanged memory on a read without calling the generator or writing a run", async () => {

@@ -241,7 +241,7 @@ async function generate(
     const named = [...flagged].sort((a, b) => a - b);
     const reason = verdict.accepted
       ? truncate(
-          `the judge accepted but found statements ${named.join(", ")} unsupported or superseded: ${verdict.reason}`,
+          `the judge accepted but found statements ${named.join(", ")} ${supersededBy.size > 0 ? "unsupported or superseded" : "unsupported"}: ${verdict.reason}`,
           REASON_CHARS,
         )
       : truncate(verdict.reason, REASON_CHARS);

@@ -96,19 +96,24 @@ const sameCitations = (a: readonly string[], b: readonly string[]): boolean => {
   return x.size === y.size && [...x].every((id) => y.has(id));
 };
 
+/** The figures a text states (digit runs: dates, amounts, counts), in order. */
+const figuresOf = (text: string): string => (normalizedText(text).match(/\p{N}+/gu) ?? []).join(" ");
+
 /**
  * The dismissal a statement restates, if any: the same normalised text (whatever it cites), or the same
- * citations and near-identical words (a rewording, not a correction: "3 March" for "10 March" in a short
- * statement is below the bar).
+ * citations, near-identical words and the same figures (a rewording; a statement that gives another date
+ * or number is a correction, not a restatement).
  */
-export function restatedDismissal(
+export function restatedDismissal<D extends Dismissal>(
   s: { text: string; itemIds: readonly string[] },
-  dismissals: readonly Dismissal[],
-): Dismissal | undefined {
+  dismissals: readonly D[],
+): D | undefined {
   const text = normalizedText(s.text);
   return dismissals.find(
     (d) =>
       normalizedText(d.text) === text ||
-      (sameCitations(d.itemIds, s.itemIds) && wordSimilarity(d.text, s.text) >= NEAR_IDENTICAL),
+      (sameCitations(d.itemIds, s.itemIds) &&
+        figuresOf(d.text) === figuresOf(s.text) &&
+        wordSimilarity(d.text, s.text) >= NEAR_IDENTICAL),
   );
 }
