@@ -192,18 +192,25 @@ const GENERIC = new Set(
   their them then there these they this those through under until very what when where which while will
   with would your yours been were shall might must also still now next last team work working update
   updates note notes meeting call email message thanks please said says told asked going want wants need
-  needs make makes made take takes done sure good great first second third every than`.split(/\s+/),
+  needs make makes made take takes done sure good great first second third every than decide decided
+  decision decisions agree agreed move moves moved moving plan plans planned keep keeps kept start starts
+  started send sends sent review reviews`.split(/\s+/),
 );
 
 const stem = (word: string) => (word.length > 4 && word.endsWith("s") ? word.slice(0, -1) : word);
 
-/** A text's words of four letters or more (hyphenated words whole), stemmed, without generic words. */
+/**
+ * A text's terms: its words of four letters or more (hyphenated words whole), stemmed, without generic
+ * words and calendar words; and its figures ("15" of "15 December", "14" of "14 days"), which name what a
+ * statement is about as much as its words do.
+ */
 function termsOf(text: string): Set<string> {
   const terms = new Set<string>();
   for (const word of text.toLowerCase().match(/\p{L}[\p{L}\p{N}'-]*\p{L}|\p{L}/gu) ?? []) {
     if (word.length < 4 || GENERIC.has(word) || MONTHS_AND_DAYS.has(word)) continue;
     terms.add(stem(word));
   }
+  for (const figure of text.match(/\p{N}+(?:[.,]\p{N}+)*/gu) ?? []) terms.add(`#${figure}`);
   return terms;
 }
 

@@ -4,11 +4,11 @@
  * stems allowed) occurs in the text of the items the statement cites. Answers with a submit_verdict call.
  *
  * Superseded: a supported statement shown with related="..." (a carried statement next to newer items) is
- * superseded by the first of those newer items that shares at least two of its content words (numbers
- * aside) and states a number the statement does not, while the statement states one: the same subject with
- * a different date or figure ("cut-over on 3 March" next to "the cut-over is now on 10 March"). A newer
- * item that says nothing numeric, or talks about something else, leaves the statement current. Crude on
- * purpose: it stands in for a model's reading, and only the service decides what the judge is shown.
+ * superseded by the first of those newer items that shares at least two of its content words (figures
+ * aside) and gives another figure for the same thing: the statement says "<n> <word>" and the newer item
+ * "<m> <word>" with m ≠ n ("15 December" next to "22 December", "14 days" next to "30 days"). A newer item
+ * that gives no other figure for what the statement counts or dates leaves it current. Crude on purpose: it
+ * stands in for a model's reading, and only the service decides what the judge is shown.
  */
 import { JUDGE_TOOL } from "../../../../src/agent/wire-format";
 import type { FakeReply, NeutralRequest } from "./protocol";
@@ -72,8 +72,14 @@ export function judge(message: string): Verdict {
     : { accepted: false, reason: problems.join("; "), unsupported, superseded };
 }
 
-const NUMBER = /\d+(?:[.,:]\d+)*/g;
-const numbersOf = (text: string) => new Set(text.match(NUMBER) ?? []);
+/** "<figure> <word>" pairs of a text: the figure and the word after it, lower-cased. */
+function figuresOf(text: string): { figure: string; unit: string }[] {
+  return [...text.matchAll(/(\d+(?:[.,]\d+)*)[\s-]+([a-z][a-z-]*)/gi)].map((m) => ({
+    figure: m[1] ?? "",
+    unit: (m[2] ?? "").toLowerCase(),
+  }));
+}
+
 const wordsOf = (text: string) =>
   new Set(
     contentWords(text)
@@ -83,15 +89,18 @@ const wordsOf = (text: string) =>
 
 /** The first related newer item that shares the statement's subject but states another figure, or null. */
 function supersededBy(statement: JudgedStatement, bodies: Map<string, string>): string | null {
-  const figures = numbersOf(statement.text);
-  if (figures.size === 0) return null;
+  const figures = figuresOf(statement.text);
+  if (figures.length === 0) return null;
   const words = [...new Set(contentWords(statement.text).filter((w) => !/^\d/.test(w)))];
   for (const ref of statement.related) {
     const body = bodies.get(ref);
     if (body === undefined) continue;
     const known = wordsOf(body);
     const shared = words.filter((w) => wordForms(w).some((f) => known.has(f))).length;
-    const other = [...numbersOf(body)].some((n) => !figures.has(n));
+    const newer = figuresOf(body);
+    const other = figures.some(({ figure, unit }) =>
+      newer.some((n) => n.unit === unit && n.figure !== figure),
+    );
     if (shared >= 2 && other) return ref;
   }
   return null;
