@@ -507,7 +507,7 @@ describe("a refresh", () => {
     expect(judged).not.toContain("Manages the Payments team");
     // Its cited item was judged whole before: it comes back by the passage the statement rests on.
     expect(judged).toContain(
-      '<item ref="E1" kind="email" title="Payments migration plan" excerpt="true">From: alice@acme.test\nParticipants: dana@acme.test\nDate: 2025-05-20T10:00:00.000Z\n\nAlice leads the payments migration.</item>',
+      '<item ref="E1" kind="email" title="Payments migration plan" excerpt="true">From: alice@acme.test\nDate: 2025-05-20T10:00:00.000Z\n\nAlice leads the payments migration.</item>',
     );
     expect(judged).toContain(
       'Newer items related to statements of the previous memory:\n<item ref="M1" kind="message" title="Re: standup" newer="true">',

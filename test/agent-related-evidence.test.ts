@@ -113,7 +113,7 @@ describe("the related-evidence finder", () => {
     expect(found).toEqual(new Map());
   });
 
-  it("names at most three newer items per statement, links first", async () => {
+  it("names at most two newer items per statement, links first", async () => {
     const replies = [1, 2, 3, 4].map(() => item({ kind: "message", body: "ok" }));
     const thread = item({ metadata: { threadId: "thread-date" } });
     const finder = linkedEvidenceFinder(
@@ -128,7 +128,7 @@ describe("the related-evidence finder", () => {
       cited: new Map([[cutover.id, cutover]]),
       changed: [thread, ...replies],
     });
-    expect(found.get(4)?.map((r) => r.via)).toEqual(["link", "link", "link"]);
+    expect(found.get(4)?.map((r) => r.via)).toEqual(["link", "link"]);
   });
 
   it("combines finders (a vector finder can join later): relations merged per statement, best reason kept", async () => {

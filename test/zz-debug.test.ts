@@ -9,7 +9,9 @@ import { clearAlarm, ingestSettled } from "./support/memory-agent";
 const llm = fakeLlm();
 const used: string[] = [];
 beforeAll(warmUpWorker);
-afterEach(async () => { for (const id of used.splice(0)) await clearAlarm(id); });
+afterEach(async () => {
+  for (const id of used.splice(0)) await clearAlarm(id);
+});
 
 describe("debug", () => {
   it.each(["ben", "chloe", "dev"] as const)("prints %s", async (who) => {
@@ -24,11 +26,18 @@ describe("debug", () => {
     await forcedRefresh(s.userId, s.clock);
     const refreshed = await memoryJson(s.userId);
     const runs = await runsOf(s.userId);
-    const judge = (await llm.requests(await endUserIdOf(s.userId), { role: "judge" })).filter((r) => r.seq > seq);
+    const judge = (await llm.requests(await endUserIdOf(s.userId), { role: "judge" })).filter(
+      (r) => r.seq > seq,
+    );
     const out = {
       first: first.statements.map((x) => `${x.text} :: ${x.citations.map((c) => c.title).join(" | ")}`),
       refreshed: refreshed.statements.map((x) => x.text),
-      runs: runs.map((r) => ({ t: r.trigger, salvaged: r.salvaged, superseded: r.superseded, usage: r.usage })),
+      runs: runs.map((r) => ({
+        t: r.trigger,
+        salvaged: r.salvaged,
+        superseded: r.superseded,
+        usage: r.usage,
+      })),
       judge: judge.map((j) => JSON.stringify(j.neutral?.messages)),
     };
     console.log(who, JSON.stringify(out, null, 1));

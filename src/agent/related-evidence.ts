@@ -41,7 +41,7 @@ export interface RelatedEvidenceFinder {
 /** Bounds that keep the judge's message, and so a refresh, small. */
 export const RELATED_LIMITS = {
   /** Newer items shown per statement. */
-  perStatement: 3,
+  perStatement: 2,
   /** Carried statements re-judged per run (the first ones of the draft). */
   statements: 24,
   /** Linked items read to learn their thread (link into a cited item's thread). */

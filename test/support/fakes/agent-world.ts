@@ -1,7 +1,7 @@
 import type { Budgets } from "../../../src/agent/budget";
 import { createGenerator, type GeneratorDeps } from "../../../src/agent/generator";
-import type { Dismissal } from "../../../src/domain/statements";
 import type { PreviousMemory } from "../../../src/domain/generation";
+import type { Dismissal } from "../../../src/domain/statements";
 import { FakeClock } from "./fake-clock";
 import { InMemoryItemStore } from "./in-memory-item-store";
 import { ScriptedLlm } from "./scripted-llm";
