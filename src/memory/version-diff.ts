@@ -7,8 +7,9 @@
  *     statement salvage dropped as superseded);
  *   - unsupported: its run dropped a restatement of it as unsupported by its cited items (or by the checks);
  *   - dropped: the generator did not carry it over.
- * A statement redacted from both versions (it was in the older one when it was written) is listed as
- * redacted without its text, which may have come from an item the subject can no longer see.
+ * A statement the older version held when it was written but has lost since (redacted), and that the newer
+ * one lost too after it was written (redacted or dismissed), is listed without its text, which may have
+ * come from an item the subject can no longer see.
  */
 import type { DroppedStatement } from "../domain/memory";
 import type { Citation, VersionDetail } from "./memory-reader";
@@ -46,10 +47,11 @@ export function diffVersions(from: VersionDetail | null, to: VersionDetail): Ver
   const removed: RemovedEntry[] = before
     .filter((s) => !afterIds.has(s.id))
     .map((statement) => ({ statement, reason: reasonGone(statement, to) }));
-  // Redacted from both: it was in `from` when `from` was written (its log says so), and `to` lost it too.
+  // Taken out of `to` after it was written, and no longer in `from` either (redacted from both, or
+  // dismissed from `to` and redacted from `from`), though `from` held it when written: listed without words.
   const heldBefore = new Set((from?.removed ?? []).map((r) => r.id));
   for (const entry of to.removed) {
-    if (entry.reason !== "redacted" || beforeIds.has(entry.id) || !heldBefore.has(entry.id)) continue;
+    if (beforeIds.has(entry.id) || !heldBefore.has(entry.id)) continue;
     if (removed.some((r) => r.statement.id === entry.id)) continue;
     removed.push({
       statement: {
@@ -60,7 +62,7 @@ export function diffVersions(from: VersionDetail | null, to: VersionDetail): Ver
         since: null,
         firstStated: null,
       },
-      reason: "redacted",
+      reason: entry.reason,
     });
   }
   return {
