@@ -131,6 +131,27 @@ describe("the related-evidence finder", () => {
     expect(found.get(4)?.map((r) => r.via)).toEqual(["link", "link"]);
   });
 
+  it("looks at every carried statement, and bounds only how many related ones go to the judge", async () => {
+    const reply = item({ kind: "message", body: "ok" });
+    const finder = linkedEvidenceFinder(
+      graph([cutover, reply], [{ fromId: reply.id, toId: cutover.id, kind: "reply" }]),
+    );
+    const unrelated = Array.from({ length: 40 }, (_, i) => ({
+      index: i,
+      text: `Other ${i}`,
+      itemIds: ["nowhere"],
+    }));
+    const many = [...unrelated, ...Array.from({ length: 30 }, (_, i) => ({ ...statement, index: 40 + i }))];
+    const found = await finder.findRelated({
+      subjectKey: "ada",
+      statements: many,
+      cited: new Map([[cutover.id, cutover]]),
+      changed: [reply],
+    });
+    expect(found.size).toBe(24);
+    expect([...found.keys()][0]).toBe(40);
+  });
+
   it("combines finders (a vector finder can join later): relations merged per statement, best reason kept", async () => {
     const a: RelatedEvidenceFinder = {
       findRelated: async () => new Map([[0, [{ itemId: "x", via: "thread" }]]]),

@@ -42,7 +42,7 @@ export interface RelatedEvidenceFinder {
 export const RELATED_LIMITS = {
   /** Newer items shown per statement. */
   perStatement: 2,
-  /** Carried statements re-judged per run (the first ones of the draft). */
+  /** Carried statements re-judged per run (the first ones of the draft that a changed item touches). */
   statements: 24,
   /** Linked items read to learn their thread (link into a cited item's thread). */
   neighbours: 200,
@@ -105,7 +105,8 @@ export function linkedEvidenceFinder(items: Pick<ItemStore, "edgesOf" | "getMany
       };
       const self = personKeys([localName(subjectKey)]);
 
-      for (const statement of statements.slice(0, RELATED_LIMITS.statements)) {
+      for (const statement of statements) {
+        if (related.size >= RELATED_LIMITS.statements) break;
         const own = statement.itemIds.flatMap((id) => {
           const item = cited.get(id);
           return item ? [item] : [];
