@@ -78,6 +78,7 @@ describe("contradictions through links", () => {
     );
     expect(stillStated([say("The Kestrel cut-over is on 15 December")], c!)).toBe(true);
     expect(stillStated([say("Kestrel cut-over: 15 December")], c!)).toBe(true);
+    expect(stillStated([say("Ben confirmed the Kestrel dry-run for 15 December")], c!)).toBe(false);
     expect(stillStated([say("The Kestrel cut-over moved from 15 December to 22 December")], c!)).toBe(false);
     expect(stillStated([say("The merchant notice goes out on 15 December")], c!)).toBe(false);
   });

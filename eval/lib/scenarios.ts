@@ -98,8 +98,9 @@ export function contradictionsFor(
 const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}]{4,}/gu) ?? []);
 
 /**
- * Whether the memory still states what the contradicted statement said: a statement with the old figure
- * (and not the new one) that shares most of its words.
+ * Whether the memory still serves the contradicted statement: one with its old figure (and not the new one)
+ * and at least 80% of its words, so a rewording counts but another statement that happens to give the same
+ * old date (citing an item the correction does not touch) does not.
  */
 export function stillStated(statements: readonly ObservedStatement[], c: Contradiction): boolean {
   const wanted = words(c.statement.text);
@@ -107,7 +108,7 @@ export function stillStated(statements: readonly ObservedStatement[], c: Contrad
     const text = s.text.toLowerCase();
     if (!text.includes(c.old.toLowerCase()) || text.includes(c.next.toLowerCase())) return false;
     const shared = [...words(s.text)].filter((w) => wanted.has(w)).length;
-    return shared >= Math.ceil(0.6 * wanted.size);
+    return shared >= Math.ceil(0.8 * wanted.size);
   });
 }
 
