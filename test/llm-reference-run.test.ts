@@ -116,8 +116,8 @@ describe("the reference policies driving the real generator", () => {
     // Its judge checks the new statements, and the kept ones a newer item touches (marked related=); the
     // others were judged with the first memory.
     const [judgeRequest] = (await control.requests(endUser, { role: "judge" })).slice(-1);
-    const judged = judgeRequest!.neutral!.messages
-      .flatMap((m) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])))
+    const judged = judgeRequest!
+      .neutral!.messages.flatMap((m) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])))
       .join("\n");
     const kept = first.statements.length - superseded.size;
     const added = refresh.statements.length - kept;

@@ -73,7 +73,10 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     }
     expect(byName.forget_item!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-    expect(byName.dismiss_statement!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.dismiss_statement!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
     expect(byName.remember!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     // Every input field is optional except the one a tool cannot work without: new optional fields
     // (such as a team) can be added without breaking a client that does not know them.
