@@ -8,7 +8,7 @@ import { teamKey, userKey } from "../src/domain/workspaces";
 import { newUserId, READ_WRITE, tokenFor } from "./support/auth";
 import { item } from "./support/items";
 import { connectClient, type McpTestClient, settledWorkerFetch } from "./support/mcp-clients";
-import { clearAlarm, FakeGenerator, hoursAgo, installAgent, seedMemory } from "./support/memory-agent";
+import { clearAlarm, FakeGenerator, installAgent, seedMemory } from "./support/memory-agent";
 import { registerMembersIn } from "./support/workspaces";
 
 const subjects: string[] = [];
