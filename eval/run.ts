@@ -1,6 +1,6 @@
 /**
  * npm run eval -- [--generator provider:model] [--judge provider:model] [--answerer provider:model|keywords]
- *                 [--workspace demo|<folder>] [--json] [--out <file>]
+ *                 [--workspace demo|<folder>] [--json] [--out <file>] [--skip-scenarios]
  *
  * Scores memories against known facts (EVAL.md). Starts a throwaway local stack (bench/lib/bench-stack.ts:
  * fresh database, fresh Durable Object state), ingests the workspace, then one subject at a time: the
@@ -15,13 +15,26 @@ import { readDevVars } from "../scripts/lib/dev-secret";
 import type { ModelRef } from "../src/domain/llm";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { type Answerer, keywordAnswerer } from "./lib/answerer";
-import type { ObservedPhase, SubjectObservation } from "./lib/observation";
+import type {
+  ObservedPhase,
+  ObservedStatement,
+  ScenarioObservation,
+  SubjectObservation,
+} from "./lib/observation";
 import { privateShingles } from "./lib/privacy";
 import { buildReport, formatReport } from "./lib/report";
+import {
+  contradictionsFor,
+  dismissalCandidate,
+  restatedInDrafts,
+  type ServedItem,
+  stillStated,
+  touched,
+} from "./lib/scenarios";
 import { scoreSubject } from "./lib/score";
 import { llmAnswerer } from "./llm-answerer";
 import { startRecordingProxy } from "./recording-proxy";
-import { ServiceClient } from "./service-client";
+import { type FinishedRun, ServiceClient } from "./service-client";
 import { demoEvalWorkspace, folderEvalWorkspace, workspaceItems, workspaceMembers } from "./workspace";
 
 const FAKE = { generator: "anthropic:fake-generator", judge: "openai:fake-judge" };
@@ -34,6 +47,7 @@ const { values } = parseArgs({
     workspace: { type: "string", default: "demo" },
     json: { type: "boolean", default: false },
     out: { type: "string" },
+    "skip-scenarios": { type: "boolean", default: false },
   },
 });
 
@@ -108,8 +122,70 @@ try {
     );
     const items: SubjectObservation["items"] = {};
     for (const id of ids) items[id] = await service.item(subject.id, id);
-    observations.push({ subject, full, refreshed, items });
+    const scenarios = !values["skip-scenarios"]
+      ? await runScenarios(subject.id, refreshed.statements ?? [], refreshRun.id)
+      : undefined;
+    observations.push({ subject, full, refreshed, items, ...(scenarios ? { scenarios } : {}) });
     log(`${subject.id}: full ${firstRun.cost.status}, incremental ${refreshRun.cost.status}`);
+  }
+
+  /**
+   * The freshness scenarios after the refresh (EVAL.md): newer items that contradict statements through a
+   * reply or an @-mention of an item they cite, then one more refresh; then a dismissal, the dismissed
+   * statement's item re-ingested (changed, same words), and one more refresh.
+   */
+  async function runScenarios(userId: string, statements: ObservedStatement[], lastRunId: string) {
+    const served: Record<string, ServedItem | null> = {};
+    const fetchCited = async (list: ObservedStatement[]) => {
+      for (const id of new Set(list.flatMap((s) => s.citations))) {
+        if (!(id in served)) served[id] = await service.fullItem(userId, id);
+      }
+    };
+    await fetchCited(statements);
+    const contradictions = contradictionsFor(userId, statements, served, new Date());
+    proxy.takeDrafts();
+    let contradictionRun: FinishedRun | null = null;
+    let after = statements;
+    if (contradictions.length > 0) {
+      await service.ingest(
+        userId,
+        contradictions.map((c) => c.item),
+      );
+      contradictionRun = await service.refreshRun(userId, lastRunId);
+      after = (await service.statements(userId)) ?? [];
+    }
+    await fetchCited(after);
+    const pick = dismissalCandidate(
+      userId,
+      after,
+      served,
+      new Set(contradictions.map((c) => c.statement.text)),
+    );
+    let dismissed: ScenarioObservation["dismissed"] = null;
+    let dismissalRun: FinishedRun | null = null;
+    if (pick) {
+      await service.dismiss(userId, pick.statement.id, "not true any more");
+      await service.ingest(userId, [touched(pick.item, new Date().toISOString())]);
+      proxy.takeDrafts();
+      dismissalRun = await service.refreshRun(userId, contradictionRun?.id ?? lastRunId);
+      const drafts = proxy.takeDrafts();
+      const final = (await service.statements(userId)) ?? [];
+      dismissed = {
+        text: pick.statement.text,
+        absentAfter: !final.some((s) => s.text === pick.statement.text),
+        restatedInDrafts: restatedInDrafts(drafts, pick.statement.text),
+      };
+    }
+    return {
+      contradicted: contradictions.map((c) => ({
+        text: c.statement.text,
+        via: c.via,
+        stillStated: stillStated(after, c),
+      })),
+      contradictionRun: contradictionRun?.cost ?? null,
+      dismissed,
+      dismissalRun: dismissalRun?.cost ?? null,
+    } satisfies ScenarioObservation;
   }
 
   const subjects = [];
@@ -129,7 +205,12 @@ try {
   if (values.out) writeFileSync(values.out, `${json}\n`);
   console.log(values.json ? json : formatReport(report));
   const failedRuns = subjects.filter(
-    (s) => s.cost.full?.status !== "succeeded" || s.cost.incremental?.status !== "succeeded",
+    (s) =>
+      s.cost.full?.status !== "succeeded" ||
+      s.cost.incremental?.status !== "succeeded" ||
+      [s.scenarios?.cost.contradiction, s.scenarios?.cost.dismissal].some(
+        (c) => c && c.status !== "succeeded",
+      ),
   );
   if (fakeMode && failedRuns.length > 0) {
     log(`runs that did not succeed with the fake LLM: ${failedRuns.map((s) => s.subject.id).join(", ")}`);

@@ -6,6 +6,7 @@ import type { ApiItem } from "../fixtures/demo-workspace";
 import { signDevToken } from "../scripts/lib/token";
 import { postItems, registerMembers } from "../scripts/load-demo";
 import type { CitedItem, ObservedStatement, RunCost } from "./lib/observation";
+import type { ServedItem } from "./lib/scenarios";
 
 interface ServedRun {
   id: string;
@@ -46,15 +47,27 @@ export class ServiceClient {
   /** Asks for the first memory (GET /memory) and waits for the run it starts to finish. */
   async firstRun(userId: string): Promise<FinishedRun> {
     await this.call(userId, "GET", "/memory?wait=0");
-    return this.untilFinished(userId, null);
+    return this.untilFinished(userId, new Set());
   }
 
-  /** Forces a refresh (POST /memory/refresh) and waits for a run other than `previousId` to finish. */
+  /**
+   * Forces a refresh (POST /memory/refresh) and waits for a run to finish that is neither `previousId` nor
+   * any run the ledger listed before the request (an earlier run finishing is not this one).
+   */
   async refreshRun(userId: string, previousId: string | null): Promise<FinishedRun> {
+    const known = new Set([
+      ...(await this.runs(userId)).map((r) => r.id),
+      ...(previousId ? [previousId] : []),
+    ]);
     const res = await this.call(userId, "POST", "/memory/refresh");
     if (res.status !== 202)
       throw new Error(`POST /memory/refresh answered ${res.status}: ${await res.text()}`);
-    return this.untilFinished(userId, previousId);
+    return this.untilFinished(userId, known);
+  }
+
+  private async runs(userId: string): Promise<ServedRun[]> {
+    const res = await this.call(userId, "GET", "/memory/runs?limit=20");
+    return ((await res.json()) as { runs: ServedRun[] }).runs;
   }
 
   /** The current memory's statements with their cited item ids, or null when there is none. */
@@ -62,13 +75,36 @@ export class ServiceClient {
     const res = await this.call(userId, "GET", "/memory?format=json");
     if (res.status !== 200) return null;
     const body = (await res.json()) as {
-      statements: { section: string; text: string; citations: { id: string }[] }[];
+      statements: { id: string; section: string; text: string; citations: { id: string }[] }[];
     };
     return body.statements.map((s) => ({
+      id: s.id,
       section: s.section,
       text: s.text,
       citations: s.citations.map((c) => c.id),
     }));
+  }
+
+  /** The whole item as `userId` reads it, or null on a 404. */
+  async fullItem(userId: string, id: string): Promise<ServedItem | null> {
+    const res = await this.call(userId, "GET", `/items/${encodeURIComponent(id)}`);
+    if (res.status === 404) return null;
+    if (!res.ok) throw new Error(`GET /items/${id} answered ${res.status}`);
+    return (await res.json()) as ServedItem;
+  }
+
+  /** POST /memory/statements/:id/dismiss. */
+  async dismiss(userId: string, statementId: string, reason: string): Promise<void> {
+    const res = await this.call(
+      userId,
+      "POST",
+      `/memory/statements/${encodeURIComponent(statementId)}/dismiss`,
+      {
+        reason,
+      },
+    );
+    if (res.status !== 201)
+      throw new Error(`dismissing ${statementId} answered ${res.status}: ${await res.text()}`);
   }
 
   /** The item as `userId` reads it; `visible: false` on a 404 (another subject's item). */
@@ -80,12 +116,10 @@ export class ServiceClient {
     return { id, visible: true, title: item.title ?? "", body: item.body };
   }
 
-  private async untilFinished(userId: string, previousId: string | null): Promise<FinishedRun> {
+  private async untilFinished(userId: string, known: ReadonlySet<string>): Promise<FinishedRun> {
     const deadline = Date.now() + this.runTimeoutMs;
     for (;;) {
-      const res = await this.call(userId, "GET", "/memory/runs?limit=20");
-      const { runs } = (await res.json()) as { runs: ServedRun[] };
-      const run = runs.find((r) => r.id !== previousId && r.finishedAt !== null);
+      const run = (await this.runs(userId)).find((r) => !known.has(r.id) && r.finishedAt !== null);
       if (run) return { id: run.id, cost: costOf(run) };
       if (Date.now() > deadline)
         throw new Error(`no run of ${userId} finished within ${this.runTimeoutMs} ms`);
@@ -93,10 +127,14 @@ export class ServiceClient {
     }
   }
 
-  private call(userId: string, method: string, path: string): Promise<Response> {
+  private call(userId: string, method: string, path: string, body?: unknown): Promise<Response> {
     return fetch(`${this.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${signDevToken(this.secret, userId)}` },
+      headers: {
+        authorization: `Bearer ${signDevToken(this.secret, userId)}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
   }
 }

@@ -13,6 +13,7 @@ import { describeDatabaseError } from "./db/database-errors";
 import { createIngestAddresses } from "./db/ingest-addresses";
 import { createItemStore } from "./db/item-store";
 import { createMaterialChangeRecorder } from "./db/memory-events";
+import { createPgDismissalStore } from "./db/pg-dismissal-store";
 import { createPgErasureStore } from "./db/pg-erasure-store";
 import { createPgHealthProbe } from "./db/pg-health-probe";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
@@ -77,6 +78,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
     memoryReader: createPgMemoryReader(db),
     memoryCache,
     erasure: createPgErasureStore(db),
+    dismissals: createPgDismissalStore(db),
     sweepSource: createPgSweepSource(db),
     sweepQueue: createSweepQueue(env.SWEEP_QUEUE),
     sweepCursor: createSweepCursorStore(db),

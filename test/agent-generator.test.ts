@@ -3,6 +3,7 @@ import { endUserIdOf } from "../src/agent/end-user";
 import type { PreviousMemory } from "../src/domain/generation";
 import { LlmError, type LlmResponse } from "../src/domain/llm";
 import { renderMemory } from "../src/domain/memory-render";
+import type { Dismissal } from "../src/domain/statements";
 import { GOOD_MEMORY, generatorHarness, RESEARCH_TURN } from "./support/fakes/agent-world";
 import { reply, toolResultsOf } from "./support/fakes/scripted-llm";
 
@@ -260,6 +261,7 @@ describe("the generator", () => {
           section: "Commitments and deadlines",
           text: "Owns the 2026 budget",
           reason: "statement 3 cites E9, which no tool result of this run returned",
+          cause: "checks",
         },
       ],
     });
@@ -463,18 +465,14 @@ describe("a refresh", () => {
     expect(judged).not.toContain('<item ref="D1"');
     expect(result.verdict).toEqual({
       accepted: true,
-      reason: `${ACCEPT.reason} (1 statements of the previous memory, unchanged and citing unchanged items, were not judged again.)`,
+      reason: `${ACCEPT.reason} (1 statements of the previous memory, unchanged, citing unchanged items and touched by no newer item, were not judged again.)`,
       unsupported: [],
     });
   });
 
-  it("makes no judge call when the draft only keeps previous statements whose cited items have not changed", async () => {
+  it("makes no judge call when the draft only keeps previous statements that no changed item touches", async () => {
     const h = await refreshHarness();
-    h.llm.push(
-      reply.memory(
-        "## Current projects\n- Leads the payments migration [E1]\n## Role and team\n- Manages the Payments team [D1][E1]",
-      ),
-    );
+    h.llm.push(reply.memory("## Role and team\n- Manages the Payments team [D1][E1]"));
 
     const result = await h.run(h.previous);
 
@@ -485,8 +483,156 @@ describe("a refresh", () => {
       stats: { turns: 1, toolCalls: 0 },
     });
     if (result.outcome !== "accepted") return;
-    expect(result.verdict.reason).toMatch(/^All 2 statements are the previous memory's/);
-    expect(result.statements).toEqual(h.previous.statements.slice(0, 2));
+    expect(result.verdict.reason).toMatch(/^All 1 statements are the previous memory's/);
+    expect(result.statements).toEqual(h.previous.statements.slice(1, 2));
+  });
+
+  it("judges a kept statement again next to the newer item that touches it, marked as newer", async () => {
+    const h = await refreshHarness();
+    h.llm.push(
+      reply.memory(
+        "## Current projects\n- Leads the payments migration [E1]\n## Role and team\n- Manages the Payments team [D1][E1]",
+      ),
+    );
+    h.judge.push(reply.verdict(ACCEPT));
+
+    const result = await h.run(h.previous);
+
+    // The standup message names Alice and the payments migration: it touches the first statement only.
+    expect(h.judge.calls).toHaveLength(1);
+    const judged = lastUserText(h.judge.calls[0]!);
+    expect(judged).toContain(
+      '<statement index="0" section="Current projects" cites="E1" related="M1">Leads the payments migration</statement>',
+    );
+    expect(judged).not.toContain("Manages the Payments team");
+    // Its cited item was judged whole before: it comes back by the passage the statement rests on.
+    expect(judged).toContain(
+      '<item ref="E1" kind="email" title="Payments migration plan" excerpt="true">From: alice@acme.test\nDate: 2025-05-20T10:00:00.000Z\n\nAlice leads the payments migration.</item>',
+    );
+    expect(judged).toContain(
+      'Newer items related to statements of the previous memory:\n<item ref="M1" kind="message" title="Re: standup" newer="true">',
+    );
+    expect(judged).toContain("the payments migration moved to 10 March");
+    expect(h.judge.calls[0]!.system).toContain("superseded");
+    expect(result).toMatchObject({ outcome: "accepted", superseded: [] });
+  });
+
+  it("drops a kept statement the judge finds superseded by a newer item, and says by which", async () => {
+    const h = await refreshHarness();
+    h.previous.statements[0] = {
+      section: "Current projects",
+      text: "The payments migration is due 3 March",
+      itemIds: [h.ids.plan],
+      id: "stmt-due",
+      firstStated: "2025-05-20T10:00:00.000Z",
+    };
+    h.llm.push(
+      reply.memory(
+        [
+          "## Current projects",
+          "- The payments migration is due 3 March [E1]",
+          "## Role and team",
+          "- Manages the Payments team [D1][E1]",
+          "- Engineering manager of the Payments team [D1]",
+          "- Alice leads the payments migration [E1]",
+        ].join("\n"),
+      ),
+    );
+    h.judge.push(
+      reply.verdict({
+        accepted: false,
+        reason: "M1 moves the migration to 10 March.",
+        unsupported: [],
+        superseded: [{ index: 0, by: "M1" }],
+      }),
+    );
+
+    const result = await h.run(h.previous);
+
+    const judged = lastUserText(h.judge.calls[0]!);
+    expect(judged).toContain('cites="E1" related="M1">The payments migration is due 3 March</statement>');
+    expect(result.outcome).toBe("accepted");
+    if (result.outcome !== "accepted") return;
+    expect(result.statements.map((s) => s.text)).not.toContain("The payments migration is due 3 March");
+    const standup = (await h.store.search(h.alice, { q: "10 March", limit: 5 })).items[0]!;
+    expect(result.superseded).toEqual([
+      {
+        statementId: "stmt-due",
+        section: "Current projects",
+        text: "The payments migration is due 3 March",
+        byItemId: standup.id,
+        handled: "dropped",
+      },
+    ]);
+    expect(result.salvaged?.statements).toEqual([
+      {
+        section: "Current projects",
+        text: "The payments migration is due 3 March",
+        reason: expect.stringMatching(
+          /^the judge found it superseded by M1: M1 moves the migration to 10 March\./,
+        ),
+        cause: "superseded",
+        supersededBy: standup.id,
+        statementId: "stmt-due",
+      },
+    ]);
+  });
+
+  it("sends a superseded statement back with the revision feedback when salvage would drop too much", async () => {
+    const h = await refreshHarness();
+    h.previous.statements[0] = {
+      section: "Current projects",
+      text: "The payments migration is due 3 March",
+      itemIds: [h.ids.plan],
+    };
+    h.llm.push(
+      reply.memory("## Current projects\n- The payments migration is due 3 March [E1]"),
+      reply.memory("## Current projects\n- The payments migration moved to 10 March [M1]"),
+    );
+    h.judge.push(
+      reply.verdict({
+        accepted: false,
+        reason: "Moved.",
+        unsupported: [],
+        superseded: [{ index: 0, by: "M1" }],
+      }),
+      reply.verdict(ACCEPT),
+    );
+
+    const result = await h.run(h.previous);
+
+    expect(lastUserText(h.llm.calls[1]!)).toContain(
+      'Statements of the previous memory that newer items supersede:\n- statement 0: "The payments migration is due 3 March" [E1], superseded by M1',
+    );
+    expect(result).toMatchObject({
+      outcome: "accepted",
+      statements: [{ text: "The payments migration moved to 10 March" }],
+      superseded: [{ statementId: null, text: "The payments migration is due 3 March", handled: "revised" }],
+    });
+  });
+
+  it("refuses a verdict that calls a statement superseded by an item it was not shown as newer", async () => {
+    const h = await refreshHarness();
+    h.llm.push(reply.memory("## Current projects\n- Leads the payments migration [E1]"));
+    h.judge.push(
+      reply.verdict({ accepted: false, reason: "x", unsupported: [], superseded: [{ index: 0, by: "D1" }] }),
+    );
+
+    const result = await h.run(h.previous);
+
+    expect(result).toMatchObject({ outcome: "failed", errorCode: "judge_invalid_verdict" });
+    if (result.outcome !== "failed") return;
+    expect(result.errorMessage).toContain("D1, which is not a newer item shown");
+  });
+
+  it("never re-judges a kept statement without a related-evidence finder (the cost it saves)", async () => {
+    const h = await refreshHarness();
+    h.llm.push(reply.memory("## Current projects\n- Leads the payments migration [E1]"));
+
+    const result = await h.run(h.previous, undefined, { deps: { related: null } });
+
+    expect(h.judge.calls).toHaveLength(0);
+    expect(result).toMatchObject({ outcome: "accepted" });
   });
 
   it("judges a kept statement again when one of its items changed since, or when its citations changed", async () => {
@@ -538,15 +684,19 @@ describe("a refresh", () => {
         ].join("\n"),
       ),
     );
-    h.judge.push(reply.verdict({ accepted: false, reason: "M1 does not name Erin.", unsupported: [1] }));
+    h.judge.push(reply.verdict({ accepted: false, reason: "M1 does not name Erin.", unsupported: [2] }));
 
     const result = await h.run(h.previous);
 
     const judged = lastUserText(h.judge.calls[0]!);
-    expect(judged).toContain('<statement index="0" section="Current projects" cites="M1">');
-    expect(judged).toContain('<statement index="1" section="Role and team" cites="M1">Runs the standup');
-    expect(judged.match(/<statement /g)).toHaveLength(2);
-    // Statement 1 of the judge's two is statement 3 of the draft: that one is dropped, the rest kept.
+    // The kept statement the standup message touches is judged again; the other kept one is not.
+    expect(judged).toContain(
+      '<statement index="0" section="Current projects" cites="E1" related="M1">Leads the payments migration',
+    );
+    expect(judged).toContain('<statement index="1" section="Current projects" cites="M1">');
+    expect(judged).toContain('<statement index="2" section="Role and team" cites="M1">Runs the standup');
+    expect(judged.match(/<statement /g)).toHaveLength(3);
+    // Statement 2 of the judge's three is statement 3 of the draft: that one is dropped, the rest kept.
     expect(result.outcome).toBe("accepted");
     if (result.outcome !== "accepted") return;
     expect(result.statements.map((s) => s.text)).toEqual([
@@ -555,5 +705,103 @@ describe("a refresh", () => {
       "Manages the Payments team",
     ]);
     expect(result.salvaged?.statements.map((s) => s.text)).toEqual(["Runs the standup with Erin"]);
+  });
+});
+
+describe("dismissed statements", () => {
+  const dismissal = (text: string, itemIds: string[], reason: string | null = null): Dismissal => ({
+    id: crypto.randomUUID(),
+    statementId: crypto.randomUUID(),
+    section: "Current projects",
+    text,
+    itemIds,
+    reason,
+    at: new Date("2025-06-01T08:00:00Z"),
+  });
+
+  it("tells the model what the subject dismissed, and drops a draft statement restating one before the judge", async () => {
+    const h = await generatorHarness();
+    const dismissed = [
+      dismissal("Leads the payments migration; the target date is 3 March", [h.ids.plan], "moved"),
+    ];
+    h.llm.push(reply.tools(RESEARCH_TURN), reply.memory(GOOD_MEMORY));
+    h.judge.push(reply.verdict(ACCEPT));
+
+    const result = await h.run(null, undefined, { dismissed });
+
+    const system = h.llm.calls[0]!.system;
+    expect(system).toContain(
+      "<dismissed_statements>\n- <untrusted>Leads the payments migration; the target date is 3 March</untrusted> (<untrusted>moved</untrusted>)\n</dismissed_statements>",
+    );
+    expect(lastUserText(h.judge.calls[0]!)).not.toContain("target date is 3 March");
+    expect(result.outcome).toBe("accepted");
+    if (result.outcome !== "accepted") return;
+    expect(result.statements.map((s) => s.text)).toEqual([
+      "Engineering manager of the Payments team",
+      "Will send the Q3 roadmap to Dana by Friday",
+    ]);
+    // Not a fault of the draft: the two others are all of it that counts, so salvage has nothing to share out.
+    expect(result.salvaged).toEqual({
+      kept: 2,
+      dropped: 1,
+      statements: [
+        {
+          section: "Current projects",
+          text: "Leads the payments migration; the target date is 3 March",
+          reason: "restates a statement the subject dismissed: moved",
+          cause: "dismissed",
+        },
+      ],
+    });
+  });
+
+  it("drops a rewording citing the same items, and the same words citing other items, but not a correction", async () => {
+    const h = await generatorHarness();
+    const dismissed = [
+      dismissal("Leads the payments migration, the target date is 3 March", [h.ids.plan]),
+      dismissal("Will send the Q3 roadmap to Dana by Friday", [h.ids.plan]),
+    ];
+    h.llm.push(
+      reply.tools(RESEARCH_TURN),
+      reply.memory(
+        [
+          "## Current projects",
+          "- Leads the payments migration; the target date is 3 March! [E1]",
+          "- Leads the payments migration; the target date is 10 March [E1]",
+          "## Commitments and deadlines",
+          "- Will send the Q3 roadmap to Dana by Friday [M1]",
+          "- Engineering manager of the Payments team [D1]",
+        ].join("\n"),
+      ),
+    );
+    h.judge.push(reply.verdict(ACCEPT));
+
+    const result = await h.run(null, undefined, { dismissed });
+
+    expect(result.outcome).toBe("accepted");
+    if (result.outcome !== "accepted") return;
+    expect(result.statements.map((s) => s.text)).toEqual([
+      "Leads the payments migration; the target date is 10 March",
+      "Engineering manager of the Payments team",
+    ]);
+  });
+
+  it("revises a draft whose every statement restates a dismissal", async () => {
+    const h = await generatorHarness();
+    const dismissed = [dismissal("Leads the payments migration", [h.ids.plan])];
+    h.llm.push(
+      reply.tools(RESEARCH_TURN),
+      reply.memory("## Current projects\n- Leads the payments migration [E1]"),
+      reply.memory("## Role and team\n- Engineering manager of the Payments team [D1]"),
+    );
+    h.judge.push(reply.verdict(ACCEPT));
+
+    const result = await h.run(null, undefined, { dismissed });
+
+    expect(lastUserText(h.llm.calls[2]!)).toContain("every statement restates one the subject dismissed");
+    expect(result).toMatchObject({
+      outcome: "accepted",
+      statements: [{ text: "Engineering manager of the Payments team" }],
+    });
   });
 });

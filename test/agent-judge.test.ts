@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CheckedStatement } from "../src/agent/checks";
 import {
   buildJudgeRequest,
+  excerptFor,
   JUDGE_TOOL_DEFINITION,
   parseVerdict,
   renderJudgeMessage,
@@ -104,13 +105,13 @@ describe("parsing the verdict", () => {
       parseVerdict(reply.verdict({ accepted: true, reason: "All supported", unsupported: [] }), 2),
     ).toEqual({
       ok: true,
-      verdict: { accepted: true, reason: "All supported", unsupported: [] },
+      verdict: { accepted: true, reason: "All supported", unsupported: [], superseded: [] },
     });
     expect(
       parseVerdict(reply.verdict({ accepted: false, reason: "No date", unsupported: [1, 1, 0] }), 2),
     ).toEqual({
       ok: true,
-      verdict: { accepted: false, reason: "No date", unsupported: [0, 1] },
+      verdict: { accepted: false, reason: "No date", unsupported: [0, 1], superseded: [] },
     });
   });
 
@@ -131,5 +132,18 @@ describe("parsing the verdict", () => {
       expect(parsed.ok).toBe(false);
       if (!parsed.ok) expect(parsed.problem).toMatch(problem);
     }
+  });
+});
+
+describe("excerpts of items only carried statements cite", () => {
+  it("keeps the sentences sharing most words with the statements, in text order, within the bound", () => {
+    const body =
+      "Hello all. The Kestrel cut-over is on 3 March. Lunch is at noon. Ben owns the Kestrel runbook. " +
+      "x".repeat(400);
+    expect(excerptFor(body, ["The Kestrel cut-over is on 3 March", "Ben owns the runbook"])).toBe(
+      "The Kestrel cut-over is on 3 March. … Ben owns the Kestrel runbook.",
+    );
+    expect(excerptFor("Nothing in common here.", ["Kestrel"])).toBe("Nothing in common here.");
+    expect(excerptFor("word ".repeat(200), ["Kestrel"]).length).toBeLessThan(400);
   });
 });

@@ -382,7 +382,12 @@ describe.each<{ provider: ModelRef["provider"] }>([{ provider: "openai" }, { pro
         ),
         crypto.randomUUID(),
       );
-      expect(verdict).toEqual({ accepted: true, reason: expect.any(String), unsupported: [] });
+      expect(verdict).toEqual({
+        accepted: true,
+        reason: expect.any(String),
+        unsupported: [],
+        superseded: [],
+      });
     });
 
     it("flags a statement whose words are not in its cited item, and one citing an item it was not given", async () => {

@@ -230,3 +230,30 @@ describe("ItemStore reads", () => {
     expect(await erasure.removeItem(owner, shared!.id, new Date())).toEqual({ outcome: "not_found" });
   });
 });
+
+describe("ItemStore.edgesOf", () => {
+  it("answers the resolved links touching the given items, either way, whose two ends the viewer may see", async () => {
+    const owner = newUserId("owner");
+    const viewer = newUserId("viewer");
+    await registerMembers(viewer);
+    const { outcomes } = await store.upsert(owner, [
+      input("parent", { sharedWith: [viewer] }),
+      input("reply", { sharedWith: [viewer], links: [{ externalId: "parent", kind: "reply" }] }),
+      input("mention", { body: "See @[gmail:parent] and @[gmail:not-yet]." }),
+      input("other", { sharedWith: [viewer] }),
+    ]);
+    const [parent, reply, mention] = outcomes.map((o) => o.id);
+    const asOwner = await store.edgesOf(owner, [parent!]);
+    expect(asOwner.map((e) => [e.fromId, e.toId, e.kind]).sort()).toEqual(
+      [
+        [reply, parent, "reply"],
+        [mention, parent, "mention"],
+      ].sort(),
+    );
+    expect(await store.edgesOf(owner, [reply!])).toEqual([{ fromId: reply, toId: parent, kind: "reply" }]);
+    // The viewer does not see the mentioning item, so that link is not theirs.
+    expect(await store.edgesOf(viewer, [parent!])).toEqual([{ fromId: reply, toId: parent, kind: "reply" }]);
+    expect(await store.edgesOf(newUserId("stranger"), [parent!])).toEqual([]);
+    expect(await store.edgesOf(owner, ["not-a-uuid"])).toEqual([]);
+  });
+});

@@ -39,7 +39,7 @@ function accepted(result: GenerationResult) {
 }
 
 describe("the reference policies driving the real generator", () => {
-  it("produce an accepted first memory, then a cheaper accepted refresh that keeps it and adds what changed", async () => {
+  it("produce an accepted first memory, then a cheaper accepted refresh that keeps it (but what newer items supersede) and adds what changed", async () => {
     const userIds = Object.fromEntries(
       DEMO_USER_IDS.map((k) => [k, `user-${k}-${crypto.randomUUID()}`]),
     ) as Record<DemoUserId, string>;
@@ -83,14 +83,23 @@ describe("the reference policies driving the real generator", () => {
         },
       }),
     );
-    for (const s of first.statements) expect(refresh.statements).toContainEqual(s);
+    // The reference policy copies every previous line; the judge, shown the carried statements the refresh
+    // batch touches next to the newer items, finds those with the cut-over's old dates superseded.
+    const superseded = new Set((refresh.superseded ?? []).map((s) => s.text));
+    expect([...superseded].join("\n")).toMatch(/go\/no-go meeting is the day before/);
+    expect(refresh.superseded?.every((s) => s.handled === "dropped")).toBe(true);
+    for (const s of first.statements) {
+      if (superseded.has(s.text)) expect(refresh.statements).not.toContainEqual(s);
+      else expect(refresh.statements).toContainEqual(s);
+    }
     expect(refresh.statements.length).toBeGreaterThan(first.statements.length);
     expect(refresh.stats.toolCalls).toBeLessThan(first.stats.toolCalls);
     expect(refresh.stats.turns).toBeLessThan(first.stats.turns);
-    // The issue's target (a refresh at most 30 % of a full run's input tokens) is measured by
-    // bench:generation on PostgreSQL (0.28); here the in-memory store's substring search finds less in the
-    // first run, so the same refresh comes to about 0.31 of it.
-    expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens / 3);
+    // The target (a refresh at most 35 % of a full run's input tokens) is measured by `npm run eval` on
+    // the demo workspace (0.345, five users, re-judging the carried statements newer items touch); here the
+    // in-memory store's substring search finds less in the first run, so the same refresh comes to about
+    // 0.41 of it (0.31 before carried statements were judged again next to newer evidence).
+    expect(refresh.stats.inputTokens).toBeLessThan(first.stats.inputTokens * 0.45);
 
     const endUser = await endUserIdOf(subjectKey);
     const generatorRequests = await control.requests(endUser, { role: "generator" });
@@ -104,13 +113,17 @@ describe("the reference policies driving the real generator", () => {
       expect(calls.map((c) => (c.type === "tool_call" ? c.name : ""))).not.toContain("recent_activity");
       expect(calls.map((c) => (c.type === "tool_call" ? c.name : ""))).not.toContain("search_items");
     }
-    // Its judge checks the new statements only: the kept ones were judged with the first memory.
+    // Its judge checks the new statements, and the kept ones a newer item touches (marked related=); the
+    // others were judged with the first memory.
     const [judgeRequest] = (await control.requests(endUser, { role: "judge" })).slice(-1);
-    const judged = judgeRequest!.neutral!.messages.flatMap((m) =>
-      m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])),
-    );
-    expect(judged.join("\n").match(/<statement /g)).toHaveLength(
-      refresh.statements.length - first.statements.length,
-    );
+    const judged = judgeRequest!
+      .neutral!.messages.flatMap((m) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])))
+      .join("\n");
+    const kept = first.statements.length - superseded.size;
+    const added = refresh.statements.length - kept;
+    const related = judged.match(/<statement [^>]*related="/g) ?? [];
+    expect(related.length).toBeGreaterThanOrEqual(superseded.size);
+    expect(related.length).toBeLessThan(first.statements.length);
+    expect(judged.match(/<statement /g)).toHaveLength(added + related.length);
   });
 });

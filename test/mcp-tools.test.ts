@@ -65,12 +65,25 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(
-      ["forget_item", "get_item", "get_memory", "refresh_memory", "remember", "search_items"].sort(),
+      [
+        "diff_memory",
+        "dismiss_statement",
+        "forget_item",
+        "get_item",
+        "get_memory",
+        "refresh_memory",
+        "remember",
+        "search_items",
+      ].sort(),
     );
-    for (const name of ["get_memory", "search_items", "get_item"]) {
+    for (const name of ["get_memory", "search_items", "get_item", "diff_memory"]) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     }
     expect(byName.forget_item!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.dismiss_statement!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
     expect(byName.remember!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     // Every input field is optional except the one a tool cannot work without: new optional fields
     // (such as a team) can be added without breaking a client that does not know them.
@@ -84,6 +97,8 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
       get_item: ["id"],
       remember: ["text"],
       forget_item: ["id"],
+      dismiss_statement: ["id"],
+      diff_memory: [],
     });
 
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["memory://me"]);

@@ -146,6 +146,36 @@ function recordingCache(options: { failReads?: boolean } = {}) {
   };
 }
 
+describe("a dismissal", () => {
+  it("rewrites the subject's entry before its request returns: a hit serves the memory without the statement", async () => {
+    const w = workspace("cache-dismiss");
+    await registerMembersIn(w.ws, "ada");
+    const [a, b] = await w.ingest("ada", [item({ externalId: "a" }), item({ externalId: "b" })]);
+    const ada = w.user("ada");
+    const first = await firstMemory(w, ada, "ada", "/memory", [
+      statement("Work", "Leads payments", a!),
+      statement("Work", "Reviews billing", b!),
+    ]);
+    const json = (await (await w.send("ada", "GET", "/memory?format=json")).json()) as {
+      statements: { id: string; text: string }[];
+    };
+    const reviews = json.statements.find((st) => st.text === "Reviews billing")!;
+    expect((await cached(ada))?.version.statements.map((st) => st.text)).toContain("Reviews billing");
+
+    const res = await w.send("ada", "POST", `/memory/statements/${reviews.id}/dismiss`, { body: {} });
+    expect(res.status).toBe(201);
+    const entry = await cached(ada);
+    expect(entry?.version.statements.map((st) => st.text)).toEqual(["Leads payments"]);
+    expect(entry?.version.redactedAt).not.toBeNull();
+    const hit = await w.send("ada", "GET", "/memory", { headers: { "if-none-match": first.etag } });
+    const direct = await w.send("ada", "GET", "/memory", { bindings: envWithoutCache() });
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get("etag")).toBe(direct.headers.get("etag"));
+    expect(hit.headers.get("etag")).not.toBe(first.etag);
+    expect(await hit.json()).toEqual(await direct.json());
+  });
+});
+
 describe("a new version", () => {
   it("is written to the cache by the agent, and a hit answers exactly as Postgres does", async () => {
     const w = workspace("cache-version");

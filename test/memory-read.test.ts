@@ -100,10 +100,17 @@ describe("GET /memory", () => {
     await seedMemory(userId, [statement("Work", "Leads payments", ids[1]!)], { generatedAt: hoursAgo(1) });
     const res = await get(userId, "/memory?format=json");
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { statements: unknown[]; memory?: string };
+    const body = (await res.json()) as {
+      statements: unknown[];
+      memory?: string;
+      version: string;
+      generatedAt: string;
+    };
     expect(body.memory).toBeUndefined();
     expect(body.statements).toEqual([
       {
+        // Written without an id (as before statements had one): derived from its version and position.
+        id: `${body.version}:0`,
         section: "Work",
         text: "Leads payments",
         citations: [
@@ -114,6 +121,8 @@ describe("GET /memory", () => {
             occurredAt: "2026-03-01T10:00:00.000Z",
           },
         ],
+        since: "2026-03-01T10:00:00.000Z",
+        firstStated: body.generatedAt,
       },
     ]);
     expect((await get(userId, "/memory?format=xml")).status).toBe(400);

@@ -140,7 +140,9 @@ describe("a run of the memory pipeline", () => {
       versionId: h.ledger.versions[0]!.id,
       statements: [say("Leads payments", "i1")],
     });
-    expect(h.ledger.memories.get(SUBJECT)!.version!.statements).toEqual([say("Leads billing", "i2")]);
+    expect(h.ledger.memories.get(SUBJECT)!.version!.statements).toEqual([
+      { ...say("Leads billing", "i2"), id: expect.any(String), firstStated: h.clock.now().toISOString() },
+    ]);
   });
 
   it("confirms an unchanged memory on a read without calling the generator or writing a run", async () => {
@@ -335,5 +337,89 @@ describe("a run of the memory pipeline", () => {
       { id: "evicted", status: "failed", errorCode: "run_interrupted" },
       { id: "run-1", status: "succeeded", attempt: 2 },
     ]);
+  });
+});
+
+describe("statements and dismissals in a run", () => {
+  const dismissal = (seq: number, text: string, ...itemIds: string[]) => ({
+    id: `d-${seq}`,
+    seq,
+    statementId: `s-${seq}`,
+    section: "Work",
+    text,
+    itemIds,
+    reason: null,
+    at: new Date("2025-06-01T00:00:00Z"),
+  });
+
+  it("stamps the version's statements: one carried unchanged keeps its id and first-stated date", async () => {
+    const generator = new FakeGenerator(
+      { kind: "accept", statements: [say("Leads payments", "i1"), say("Ships in March", "i2")] },
+      { kind: "accept", statements: [say("Leads payments", "i1"), say("Ships in April", "i2")] },
+    );
+    const h = harness(generator);
+    let n = 0;
+    h.deps.newStatementId = () => `stmt-${++n}`;
+    h.request("read");
+    await h.alarm();
+    const firstAt = h.clock.now().toISOString();
+    h.clock.advance(2 * 60 * MIN);
+    h.request("manual");
+    await h.alarm();
+    expect(h.ledger.versions.map((v) => v.statements.map((s) => [s.text, s.id, s.firstStated]))).toEqual([
+      [
+        ["Leads payments", "stmt-1", firstAt],
+        ["Ships in March", "stmt-2", firstAt],
+      ],
+      [
+        ["Leads payments", "stmt-1", firstAt],
+        ["Ships in April", "stmt-3", h.clock.now().toISOString()],
+      ],
+    ]);
+  });
+
+  it("tells the generator what was dismissed, and drops a restatement of one made while it generated", async () => {
+    const generator = new FakeGenerator({
+      kind: "accept",
+      statements: [say("Leads payments", "i1"), say("Ships in March", "i2"), say("Owns the budget", "i3")],
+    });
+    const h = harness(generator);
+    h.ledger.dismissed.set(SUBJECT, [dismissal(1, "Owns the budget", "i3")]);
+    const generate = generator.generate.bind(generator);
+    generator.generate = async (request, signal) => {
+      // The subject dismisses another statement while the run is generating.
+      h.ledger.dismissed.set(SUBJECT, [
+        dismissal(2, "Ships in March", "i2"),
+        dismissal(1, "Owns the budget", "i3"),
+      ]);
+      return generate(request, signal);
+    };
+    h.request("read");
+    await h.alarm();
+    expect(generator.requests[0]!.dismissed?.map((d) => d.text)).toEqual(["Owns the budget"]);
+    // The fake generator does not apply the check; the run drops the restatement it could not have known.
+    expect(h.ledger.versions[0]!.statements.map((s) => s.text)).toEqual([
+      "Leads payments",
+      "Owns the budget",
+    ]);
+    expect(h.ledger.runs[0]).toMatchObject({
+      status: "succeeded",
+      salvaged: { dropped: 1, statements: [{ text: "Ships in March", cause: "dismissed" }] },
+    });
+  });
+
+  it("refuses its version when the subject dismisses a statement after the run's last look, and tries again", async () => {
+    const generator = new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] });
+    const h = harness(generator);
+    const accept = h.ledger.runAccepted.bind(h.ledger);
+    h.ledger.runAccepted = async (...args) => {
+      h.ledger.dismissed.set(SUBJECT, [dismissal(7, "Something else", "i2")]);
+      return accept(...args);
+    };
+    h.request("read");
+    await h.alarm();
+    expect(h.ledger.versions).toEqual([]);
+    expect(h.ledger.runs[0]).toMatchObject({ status: "failed", errorCode: "statement_dismissed" });
+    expect(h.state()).toMatchObject({ phase: "backoff", lastError: { code: "statement_dismissed" } });
   });
 });

@@ -10,6 +10,8 @@ export interface ObservedStatement {
   text: string;
   /** Ids of the cited items. */
   citations: string[];
+  /** The statement's id as the service serves it (stable while it is carried unchanged). */
+  id?: string;
 }
 
 /** A cited item as the subject reads it (GET /items/:id); `visible: false` when the subject got a 404. */
@@ -46,6 +48,20 @@ export interface SubjectObservation {
   refreshed: ObservedPhase;
   /** Every item cited by either memory, by id. */
   items: Record<string, CitedItem>;
+  /** The freshness scenarios after the refresh (scenarios.ts); absent when they were not run. */
+  scenarios?: ScenarioObservation;
+}
+
+/** What the two scenarios after the refresh observed. */
+export interface ScenarioObservation {
+  /** Statements contradicted by a newer item replying to (or @-mentioning) an item they cite. */
+  contradicted: { text: string; via: "reply" | "mention"; stillStated: boolean }[];
+  /** The run after the contradicting items. */
+  contradictionRun: RunCost | null;
+  /** The dismissed statement, or null when no statement qualified. */
+  dismissed: { text: string; absentAfter: boolean; restatedInDrafts: boolean } | null;
+  /** The run after the dismissal. */
+  dismissalRun: RunCost | null;
 }
 
 /** One workspace item with what decides who may see it (for the privacy check). */

@@ -34,6 +34,14 @@ const QUALITY_COLUMNS = [
 
 const COST_COLUMNS = ["subject", "run", "turns", "tool calls", "input tok", "output tok", "wall ms"] as const;
 
+const SCENARIO_COLUMNS = [
+  "subject",
+  "contradicted gone",
+  "dismissed gone",
+  "restated by generator",
+  "input tok (2 runs)",
+] as const;
+
 export function formatReport(report: EvalReport): string {
   const t = report.totals;
   const quality = [
@@ -86,12 +94,42 @@ export function formatReport(report: EvalReport): string {
         `  ${label.padEnd(12)} ${model}: ${u.calls} calls, ${u.inputTokens} input / ${u.outputTokens} output tokens`,
     );
   const ratio = (a: number, b: number) => (b === 0 ? "n/a" : (a / b).toFixed(3));
+  const withScenarios = report.subjects.filter((s) => s.scenarios !== null);
+  const scenarioTable =
+    withScenarios.length === 0
+      ? []
+      : [
+          "",
+          "Freshness scenarios after the refresh (contradicted through a reply or an @-mention; dismissed, its item changed):",
+          table(SCENARIO_COLUMNS, [
+            ...withScenarios.map((s) => [
+              s.subject.id,
+              pct(s.scenarios!.linkedGone),
+              pct(s.scenarios!.dismissedGone),
+              String(s.scenarios!.dismissedRestated),
+              String(
+                (s.scenarios!.cost.contradiction?.inputTokens ?? 0) +
+                  (s.scenarios!.cost.dismissal?.inputTokens ?? 0),
+              ),
+            ]),
+            [
+              "TOTAL",
+              pct(t.linkedGone),
+              pct(t.dismissedGone),
+              String(t.dismissedRestated),
+              String(t.scenarioRuns.inputTokens),
+            ],
+          ]),
+        ];
   const problems = report.subjects.flatMap((s) => [
     ...s.recall.missed.map((id) => `  ${s.subject.id}: missed fact ${id}`),
     ...s.questions.wrong.map((id) => `  ${s.subject.id}: question not answered ${id}`),
     ...s.freshness.supersededGone.kept.map((id) => `  ${s.subject.id}: superseded fact still stated ${id}`),
     ...s.freshness.addedPresent.missed.map((id) => `  ${s.subject.id}: new fact missing ${id}`),
     ...s.privacy.leaks.map((l) => `  ${s.subject.id}: LEAK by ${l.how} (${l.detail}): ${l.statement}`),
+    ...(s.scenarios?.linkedGone.kept ?? []).map(
+      (text) => `  ${s.subject.id}: contradicted statement still stated: ${text}`,
+    ),
   ]);
   return [
     `Eval of dataset "${report.dataset}": generator ${report.models.generator}, judge ${report.models.judge}, answerer ${report.models.answerer}`,
@@ -99,6 +137,7 @@ export function formatReport(report: EvalReport): string {
     table(QUALITY_COLUMNS, quality),
     "",
     table(COST_COLUMNS, cost),
+    ...scenarioTable,
     "",
     "Tokens per model:",
     ...perModel("full", t.full.usage),

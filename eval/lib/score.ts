@@ -6,7 +6,7 @@ import type { EvalSubject, EvalSubjectRef } from "../../fixtures/demo/eval-types
 import type { Answerer } from "./answerer";
 import { draftOutcome } from "./drafts";
 import { matchesKeywords } from "./keywords";
-import type { RunCost, SubjectObservation } from "./observation";
+import type { RunCost, ScenarioObservation, SubjectObservation } from "./observation";
 import { findLeaks, type Leak } from "./privacy";
 
 export interface Ratio {
@@ -28,6 +28,34 @@ export interface SubjectScores {
   freshness: { supersededGone: Ratio & { kept: string[] }; addedPresent: Ratio & { missed: string[] } };
   privacy: { leaks: Leak[] };
   cost: { full: RunCost | null; incremental: RunCost | null };
+  /** The scenarios after the refresh; null when they were not run. */
+  scenarios: ScenarioScores | null;
+}
+
+export interface ScenarioScores {
+  /** Statements contradicted through a reply or an @-mention that the next memory no longer states. */
+  linkedGone: Ratio & { kept: string[] };
+  /** The dismissed statement absent after the next refresh (0/0 when none qualified). */
+  dismissedGone: Ratio;
+  /** Of those, how many the generator had written again (so the service's check kept them out). */
+  dismissedRestated: number;
+  cost: { contradiction: RunCost | null; dismissal: RunCost | null };
+}
+
+export function scoreScenarios(observed: ScenarioObservation | undefined): ScenarioScores | null {
+  if (!observed) return null;
+  const kept = observed.contradicted.filter((c) => c.stillStated).map((c) => c.text);
+  const d = observed.dismissed;
+  return {
+    linkedGone: {
+      hit: observed.contradicted.length - kept.length,
+      total: observed.contradicted.length,
+      kept,
+    },
+    dismissedGone: { hit: d?.absentAfter ? 1 : 0, total: d ? 1 : 0 },
+    dismissedRestated: d?.restatedInDrafts ? 1 : 0,
+    cost: { contradiction: observed.contradictionRun, dismissal: observed.dismissalRun },
+  };
 }
 
 export async function scoreSubject(
@@ -93,6 +121,7 @@ export async function scoreSubject(
     },
     privacy: { leaks: findLeaks(all, observed.items, hiddenShingles) },
     cost: { full: observed.full.run, incremental: observed.refreshed.run },
+    scenarios: scoreScenarios(observed.scenarios),
   };
 }
 
@@ -106,6 +135,11 @@ export interface Totals {
   leaks: number;
   full: CostTotal;
   incremental: CostTotal;
+  /** The scenarios after the refresh, summed over the subjects that ran them. */
+  linkedGone: Ratio;
+  dismissedGone: Ratio;
+  dismissedRestated: number;
+  scenarioRuns: CostTotal;
 }
 
 export interface CostTotal {
@@ -134,6 +168,14 @@ export function totals(scores: SubjectScores[]): Totals {
     leaks: scores.reduce((n, s) => n + s.privacy.leaks.length, 0),
     full: costTotal(scores.map((s) => s.cost.full)),
     incremental: costTotal(scores.map((s) => s.cost.incremental)),
+    linkedGone: sum((s) => s.scenarios?.linkedGone ?? { hit: 0, total: 0 }),
+    dismissedGone: sum((s) => s.scenarios?.dismissedGone ?? { hit: 0, total: 0 }),
+    dismissedRestated: scores.reduce((n, s) => n + (s.scenarios?.dismissedRestated ?? 0), 0),
+    scenarioRuns: costTotal(
+      scores.flatMap((s) =>
+        s.scenarios ? [s.scenarios.cost.contradiction, s.scenarios.cost.dismissal] : [],
+      ),
+    ),
   };
 }
 

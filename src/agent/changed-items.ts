@@ -31,6 +31,8 @@ export interface RefreshChanges {
   digest: ActivityDigest;
   items: ChangedItem[];
   unlisted: number;
+  /** Every changed item read (up to CHANGED_ITEM_LIMITS.fetched), newest first: the newer evidence. */
+  changed: Item[];
 }
 
 /**
@@ -56,7 +58,7 @@ export async function prepareChanges(
     return toChangedItem(item, refs.register(item), since, cited);
   });
   const total = count(digest.newByKind) + count(digest.updatedByKind);
-  return { digest, items: listed, unlisted: Math.max(0, total - listed.length) };
+  return { digest, items: listed, unlisted: Math.max(0, total - listed.length), changed };
 }
 
 function toChangedItem(item: Item, ref: string, since: Date, cited: boolean): ChangedItem {
@@ -85,7 +87,7 @@ const minute = (date: Date) => `${date.toISOString().slice(0, 16)}Z`;
  *   The target date moves to 10 March.</untrusted>
  * "new" is the default and left out. The author is bounded and its tags defused, as in tool results.
  */
-export function renderChangedItems(changes: RefreshChanges): string {
+export function renderChangedItems(changes: Omit<RefreshChanges, "changed">): string {
   if (changes.items.length === 0 && changes.unlisted === 0) return "";
   const lines = [
     `Changed items, newest first, new unless marked updated; title, then the start of the text (${TOOL_NAMES.readItem} gives all of it when cut):`,

@@ -2,19 +2,23 @@ import type { Clock } from "../domain/clock";
 import type { GenerationRequest, GenerationResult, Generator, RunStats } from "../domain/generation";
 import type { ItemStore } from "../domain/items";
 import { type LlmClient, LlmError, type LlmMessage } from "../domain/llm";
-import type { RunErrorCode, Statement, Verdict } from "../domain/memory";
+import type { RunErrorCode, Statement, SupersededStatement, Verdict } from "../domain/memory";
+import { statementKey } from "../domain/statements";
 import { BudgetExhausted, type Budgets, RunAborted, RunMeter } from "./budget";
 import { prepareChanges } from "./changed-items";
 import { type CheckedStatement, checkDraft, type DraftCheck } from "./checks";
+import { withoutDismissed } from "./dismissal-check";
 import { endUserIdOf } from "./end-user";
-import { type JudgedBefore, judgeDraft, statementKey } from "./judge";
+import { type JudgedBefore, type JudgeVerdict, judgeDraft } from "./judge";
 import { runAgentLoop } from "./loop";
 import { preparePrevious } from "./previous-memory";
 import { buildSystemPrompt, firstUserMessage } from "./prompt";
 import { RefTable } from "./refs";
+import { linkedEvidenceFinder, type RelatedEvidenceFinder } from "./related-evidence";
 import {
   DEFAULT_SALVAGE,
   type DraftSalvage,
+  type DropReason,
   dropStatements,
   type SalvagePolicy,
   salvageRecord,
@@ -32,6 +36,12 @@ export interface GeneratorDeps {
   budgets: Budgets;
   /** How much of a draft must survive for it to be accepted without the statements found at fault. */
   salvage?: SalvagePolicy;
+  /**
+   * Finds the changed items that touch a carried statement, so the judge sees them together (default:
+   * threads, @-links, people with shared terms; see related-evidence.ts). Null: carried statements whose
+   * cited items did not change are never judged again.
+   */
+  related?: RelatedEvidenceFinder | null;
 }
 
 /** Drafts allowed per run: the first one and ONE revision with the checks' or the judge's feedback. */
@@ -46,7 +56,11 @@ const REASON_CHARS = 2000;
  * well formed and at least the policy's share of the draft (see salvage.ts); the accepted result lists them.
  * A refresh names the changed items by ref in its prompt (changed-items.ts), and its judge sees only the
  * statements not judged before: those carried word for word from the previous memory, citing the same
- * unchanged items, keep that memory's verdict (judge.ts, JudgedBefore).
+ * unchanged items, keep that memory's verdict (judge.ts, JudgedBefore), unless a changed item touches them
+ * (related-evidence.ts): those are judged again next to the newer items, and one the judge finds
+ * superseded is dropped or sent back like an unsupported one (the result lists them: `superseded`).
+ * A draft statement that restates one the subject dismissed is dropped before anything else
+ * (dismissal-check.ts); it does not count against the salvage share.
  *
  * Outcomes:
  * - accepted: statements carry item ids; markdown is renderMemory(statements).
@@ -87,9 +101,26 @@ async function generate(
     ? await prepareChanges(deps.items, subjectKey, request.previous.generatedAt, refs)
     : null;
   const judgedBefore: JudgedBefore | null = request.previous
-    ? { keys: new Set(request.previous.statements.map(statementKey)), at: request.previous.generatedAt }
+    ? {
+        keys: new Set(request.previous.statements.map(statementKey)),
+        at: request.previous.generatedAt,
+        changed: changes?.changed ?? [],
+      }
     : null;
-  const context = { subjectKey, now: deps.clock.now(), previous, changes, budgets: deps.budgets };
+  const previousIds = new Map(
+    (request.previous?.statements ?? []).flatMap((s) => (s.id ? [[statementKey(s), s.id] as const] : [])),
+  );
+  const dismissed = request.dismissed ?? [];
+  const related = deps.related === undefined ? linkedEvidenceFinder(deps.items) : deps.related;
+  const superseded: SupersededStatement[] = [];
+  const context = {
+    subjectKey,
+    now: deps.clock.now(),
+    previous,
+    changes,
+    dismissed,
+    budgets: deps.budgets,
+  };
   const system = buildSystemPrompt(context);
   const messages: LlmMessage[] = [
     { role: "user", content: [{ type: "text", text: firstUserMessage(context) }] },
@@ -107,20 +138,24 @@ async function generate(
     );
     if (loop.kind === "budget_exhausted") throw new BudgetExhausted(loop.budget);
 
-    const check = await checkDraft(loop.text, { subjectKey, items: deps.items, refs });
+    const check = withoutDismissed(
+      await checkDraft(loop.text, { subjectKey, items: deps.items, refs }),
+      dismissed,
+      previousIds,
+    );
     let candidates: CheckedStatement[];
     let salvage: DraftSalvage;
     if (check.ok) {
       candidates = check.statements;
-      salvage = startSalvage(candidates.length);
+      salvage = startSalvage(candidates.length, check.dismissed);
     } else {
       const kept = check.structural
         ? null
         : dropStatements(
-            startSalvage(check.statements.length),
+            startSalvage(check.statements.length, check.dismissed),
             check.statements,
             new Set(check.offending),
-            (i) => (check.reasons.get(i) ?? []).join("; "),
+            (i) => ({ reason: (check.reasons.get(i) ?? []).join("; "), cause: "checks" }),
             policy,
           );
       if (!kept) {
@@ -140,39 +175,78 @@ async function generate(
     }
 
     const judged = await judgeDraft(
-      { judge: deps.judge, items: deps.items, subjectKey, refs, meter, signal, endUserId },
+      {
+        judge: deps.judge,
+        items: deps.items,
+        subjectKey,
+        refs,
+        meter,
+        signal,
+        endUserId,
+        related: related ?? undefined,
+      },
       candidates,
       judgedBefore,
     );
     if (!judged.ok) return failed("judge_invalid_verdict", judged.problem, true, meter.stats());
-    const { verdict } = judged;
-    if (verdict.accepted && verdict.unsupported.length === 0) {
-      return accepted(deps, candidates, salvage, verdict, meter);
+    const verdict: JudgeVerdict = judged.verdict;
+    const supersededBy = new Map(verdict.superseded.map((s) => [s.index, refs.resolve(s.by)?.id ?? s.by]));
+    const flagged = new Set([...verdict.unsupported, ...supersededBy.keys()]);
+    const stored: Verdict = {
+      accepted: verdict.accepted,
+      reason: verdict.reason,
+      unsupported: verdict.unsupported,
+    };
+    if (verdict.accepted && flagged.size === 0) {
+      return accepted(deps, candidates, salvage, stored, meter, superseded);
     }
-    if (verdict.unsupported.length > 0) {
-      const kept = dropStatements(
-        salvage,
-        candidates,
-        new Set(verdict.unsupported),
-        () => `the judge found it unsupported by its cited items: ${verdict.reason}`,
-        policy,
-      );
+    const supersededOf = (handled: SupersededStatement["handled"]) =>
+      candidates.flatMap((s): SupersededStatement[] => {
+        const by = supersededBy.get(s.index);
+        if (by === undefined) return [];
+        const statementId = previousIds.get(statementKey(s)) ?? null;
+        return [{ statementId, section: s.section, text: s.text, byItemId: by, handled }];
+      });
+    if (flagged.size > 0) {
+      const reasonOf = (i: number): DropReason => {
+        const statement = candidates[i];
+        const statementId = statement ? previousIds.get(statementKey(statement)) : undefined;
+        const by = supersededBy.get(i);
+        return {
+          ...(by === undefined
+            ? {
+                reason: `the judge found it unsupported by its cited items: ${verdict.reason}`,
+                cause: "unsupported",
+              }
+            : {
+                reason: `the judge found it superseded by ${refs.refOf(by) ?? "a newer item"}: ${verdict.reason}`,
+                cause: "superseded",
+                supersededBy: by,
+              }),
+          ...(statementId ? { statementId } : {}),
+        };
+      };
+      const kept = dropStatements(salvage, candidates, flagged, reasonOf, policy);
       if (kept) {
         const remaining: Verdict = { accepted: true, reason: verdict.reason, unsupported: [] };
-        return accepted(deps, kept.statements, kept.salvage, remaining, meter);
+        superseded.push(...supersededOf("dropped"));
+        return accepted(deps, kept.statements, kept.salvage, remaining, meter, superseded);
       }
     }
     if (!isLast) {
-      messages.push(userText(judgeFeedback(verdict, candidates)));
+      superseded.push(...supersededOf("revised"));
+      messages.push(userText(judgeFeedback(verdict, candidates, refs)));
       continue;
     }
+    const named = [...flagged].sort((a, b) => a - b);
     const reason = verdict.accepted
       ? truncate(
-          `the judge accepted but found statements ${verdict.unsupported.join(", ")} unsupported: ${verdict.reason}`,
+          `the judge accepted but found statements ${named.join(", ")} ${supersededBy.size > 0 ? "unsupported or superseded" : "unsupported"}: ${verdict.reason}`,
           REASON_CHARS,
         )
       : truncate(verdict.reason, REASON_CHARS);
-    return { outcome: "rejected", verdict, reason, stats: meter.stats() };
+    stored.unsupported = named;
+    return { outcome: "rejected", verdict: stored, reason, stats: meter.stats() };
   }
 }
 
@@ -182,11 +256,13 @@ function accepted(
   salvage: DraftSalvage,
   verdict: Verdict,
   meter: RunMeter,
+  superseded: SupersededStatement[],
 ): GenerationResult {
   return {
     outcome: "accepted",
     statements: statements.map(toStatement),
     salvaged: salvageRecord(salvage),
+    superseded,
     generatorModel: deps.generator.model,
     judgeModel: deps.judge.model,
     verdict,
@@ -210,15 +286,22 @@ function checksFeedback(check: Extract<DraftCheck, { ok: false }>): string {
   ].join("\n");
 }
 
-function judgeFeedback(verdict: Verdict, statements: CheckedStatement[]): string {
-  const flagged = verdict.unsupported.flatMap((i) => {
+function judgeFeedback(verdict: JudgeVerdict, statements: CheckedStatement[], refs: RefTable): string {
+  const line = (i: number, tail = "") => {
     const s = statements[i];
-    return s ? [`- statement ${i}: "${truncate(s.text, 200)}" [${s.refs.join("][")}]`] : [];
-  });
+    return s ? [`- statement ${i}: "${truncate(s.text, 200)}" [${s.refs.join("][")}]${tail}`] : [];
+  };
+  const flagged = verdict.unsupported.flatMap((i) => line(i));
+  const superseded = verdict.superseded.flatMap(({ index, by }) =>
+    line(index, `, superseded by ${refs.resolve(by)?.ref ?? by}`),
+  );
   return [
     `A fact-checker rejected your memory: ${truncate(verdict.reason, REASON_CHARS)}`,
     ...(flagged.length > 0 ? ["Statements not supported by the items they cite:", ...flagged] : []),
-    `Every statement must say only what its cited items say. Correct, re-cite or drop these (research more if you need to), then answer again with the complete ${MEMORY_OPEN} block and nothing else.`,
+    ...(superseded.length > 0
+      ? ["Statements of the previous memory that newer items supersede:", ...superseded]
+      : []),
+    `Every statement must say only what its cited items say, and what newer items changed must be stated as it is now. Correct, re-cite or drop these (research more if you need to), then answer again with the complete ${MEMORY_OPEN} block and nothing else.`,
   ].join("\n");
 }
 

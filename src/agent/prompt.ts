@@ -1,4 +1,5 @@
 import type { ActivityDigest } from "../domain/items";
+import type { Dismissal } from "../domain/statements";
 import { isTeamKey, localName } from "../domain/workspaces";
 import type { Budgets } from "./budget";
 import { type RefreshChanges, renderChangedItems } from "./changed-items";
@@ -21,8 +22,13 @@ export interface PromptContext {
   previous: PreparedPrevious | null;
   /** A refresh's digest and changed items (null for a first generation). */
   changes: RefreshChanges | null;
+  /** Statements the subject dismissed as wrong (most recent first). */
+  dismissed?: readonly Dismissal[];
   budgets: Budgets;
 }
+
+/** Dismissed statements the prompt names (the most recent), each cut to this many characters. */
+export const DISMISSED_IN_PROMPT = { max: 50, chars: 300 } as const;
 
 /** Statements in the wire format's bullet form, grouped under "## Section" in first-seen order. */
 export function renderRefStatements(statements: RefStatement[]): string {
@@ -105,6 +111,18 @@ ${body}
 <changes_since_previous>
 ${renderDigest(ctx.changes.digest)}${listed === "" ? "" : `\n${listed}`}
 </changes_since_previous>`,
+    );
+  }
+  if (ctx.dismissed && ctx.dismissed.length > 0) {
+    const lines = ctx.dismissed.slice(0, DISMISSED_IN_PROMPT.max).map((d) => {
+      const why = d.reason ? ` (${untrusted(d.reason, 200)})` : "";
+      return `- ${untrusted(d.text, DISMISSED_IN_PROMPT.chars)}${why}`;
+    });
+    parts.push(
+      `The subject dismissed these statements as wrong. Do not state them again, in these or other words:
+<dismissed_statements>
+${lines.join("\n")}
+</dismissed_statements>`,
     );
   }
   return parts.join("\n\n");

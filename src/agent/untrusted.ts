@@ -2,7 +2,7 @@ import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "./wire-format";
 
 /** Tags that structure what the models see; item text must never be able to open or close one. */
 const STRUCTURAL_TAG =
-  /<\s*(\/?)\s*(untrusted|memory|previous_memory|changes_since_previous|item|statement)\b/gi;
+  /<\s*(\/?)\s*(untrusted|memory|previous_memory|changes_since_previous|dismissed_statements|item|statement)\b/gi;
 
 /** Cuts text to `max` characters, saying so, so the model knows it did not see everything. */
 export function truncate(text: string, max: number): string {

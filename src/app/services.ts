@@ -9,6 +9,7 @@ import type { IngestAddresses } from "../domain/ingest-addresses";
 import type { ItemStore } from "../domain/items";
 import type { MemoryEvents } from "../domain/memory-events";
 import type { WorkspaceStore } from "../domain/workspace-store";
+import type { DismissalStore } from "../memory/dismissal-store";
 import type { ErasureStore } from "../memory/erasure-store";
 import type { MemoryAgents } from "../memory/memory-agents-port";
 import type { MemoryCache } from "../memory/memory-cache";
@@ -29,6 +30,8 @@ export interface Services {
   /** The edge cache (Workers KV), or noMemoryCache when the worker has none. */
   memoryCache: MemoryCache;
   erasure: ErasureStore;
+  /** What subjects dismissed from their memories. */
+  dismissals: DismissalStore;
   sweepSource: SweepSource;
   sweepQueue: SweepQueue;
   sweepCursor: SweepCursorStore;

@@ -9,10 +9,12 @@
  * per version, the cited items the subject cannot see once the change is applied (the access rule of
  * item-rows.ts, evaluated on the state after the change). The batch then runs the write, the rewritten
  * versions and the current markdown together. A version rewritten concurrently by another redaction fails
- * the optimistic check (redacted_at) and is re-checked against the state after both.
+ * the optimistic check (redacted_at) and is re-checked against the state after both. The subject's
+ * dismissals citing such an item go in the same batch (their text came from it), and every redacted
+ * statement is logged in its version's `removed` (id and section only).
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { Statement } from "../domain/memory";
+import type { RemovedStatement, Statement } from "../domain/memory";
 import type { RedactedVersion } from "../memory/erasure-store";
 import { redactVersion } from "../memory/redaction";
 import type { Db } from "./client";
@@ -63,9 +65,17 @@ export async function writeWithRedaction(
     ? await readCiting(db, candidatesWhere(candidates), lostAfter(change))
     : [];
   const redacted = citing.map((c) => redactVersion(c.version, new Set(c.lost)));
-  const payload = payloadOf(redacted, citing);
-  const batch = [...writes, applyRedactions(db, payload, at), syncCurrentMarkdown(db, payload, at)];
-  const results = await db.batch(batch as [BatchItem, ...BatchItem[]]);
+  const payload = payloadOf(redacted, citing, at);
+  const dismissals = hasCandidates(candidates)
+    ? [forgetDismissals(db, candidatesWhere(candidates), lostAfter(change))]
+    : [];
+  const batch = [
+    ...dismissals,
+    ...writes,
+    applyRedactions(db, payload, at),
+    syncCurrentMarkdown(db, payload, at),
+  ];
+  const results = (await db.batch(batch as [BatchItem, ...BatchItem[]])).slice(dismissals.length);
   const updated = results[writes.length] as { rows: Record<string, unknown>[] };
   await repairMissed(db, missedIds(payload, updated.rows), at);
   return {
@@ -157,17 +167,32 @@ interface RedactionRow {
   statements: Statement[];
   cited: string[];
   prev: string | null;
+  removed: RemovedStatement[];
 }
 
-function payloadOf(redacted: RedactedVersion[], citing: CitingRow[]): RedactionRow[] {
-  const prev = new Map(citing.map((c) => [c.version.id, c.redactedAt]));
-  return redacted.map((r) => ({
-    id: r.id,
-    markdown: r.markdown,
-    statements: r.statements,
-    cited: r.citedItemIds,
-    prev: prev.get(r.id) ?? null,
-  }));
+function payloadOf(redacted: RedactedVersion[], citing: CitingRow[], at: Date): RedactionRow[] {
+  const before = new Map(citing.map((c) => [c.version.id, c]));
+  return redacted.map((r) => {
+    const kept = new Set(r.statements);
+    const removed = (before.get(r.id)?.version.statements ?? [])
+      .filter((s) => !kept.has(s))
+      .map(
+        (s, i): RemovedStatement => ({
+          id: s.id ?? `${r.id}:redacted-${i}`,
+          section: s.section,
+          reason: "redacted",
+          at: at.toISOString(),
+        }),
+      );
+    return {
+      id: r.id,
+      markdown: r.markdown,
+      statements: r.statements,
+      cited: r.citedItemIds,
+      prev: before.get(r.id)?.redactedAt ?? null,
+      removed,
+    };
+  });
 }
 
 /** Rewrites the versions, each only if nobody redacted it since we read it (redacted_at unchanged). */
@@ -175,10 +200,21 @@ function applyRedactions(db: Db, payload: RedactionRow[], at: Date) {
   return db.execute(sql`
     update memory_versions v set
       markdown = r.markdown, statements = r.statements, redacted_at = ${at.toISOString()}::timestamptz,
-      cited_item_ids = array(select e::uuid from jsonb_array_elements_text(r.cited) with ordinality t(e, n) order by n)
-    from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb) as r(id uuid, markdown text, statements jsonb, cited jsonb, prev text)
+      cited_item_ids = array(select e::uuid from jsonb_array_elements_text(r.cited) with ordinality t(e, n) order by n),
+      removed = v.removed || r.removed
+    from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb) as r(id uuid, markdown text, statements jsonb, cited jsonb, prev text, removed jsonb)
     where v.id = r.id and v.redacted_at is not distinct from r.prev::timestamptz
     returning v.id`);
+}
+
+/**
+ * The dismissals (alias v, as the versions) of the candidate subjects that cite an item their subject will
+ * no longer see: deleted, evaluated on the state before the batch's writes, as readCiting evaluates them.
+ */
+function forgetDismissals(db: Db, where: SQL, lost: SQL) {
+  return db.execute(sql`
+    delete from memory_dismissals v
+    where ${where} and exists (select 1 from unnest(v.cited_item_ids) c where ${lost})`);
 }
 
 /** The memories row carries the current markdown: keep it equal to its (redacted) version's. */
@@ -204,7 +240,7 @@ async function repairMissed(db: Db, versionIds: string[], at: Date): Promise<voi
   for (let attempt = 0; attempt < REDACTION_ATTEMPTS && pending.length > 0; attempt++) {
     const citing = await readCiting(db, sql`v.id = any(${uuidArray(pending)})`, lostAfter({}));
     const redacted = citing.map((c) => redactVersion(c.version, new Set(c.lost)));
-    const payload = payloadOf(redacted, citing);
+    const payload = payloadOf(redacted, citing, at);
     const [updated] = await db.batch([
       applyRedactions(db, payload, at),
       syncCurrentMarkdown(db, payload, at),

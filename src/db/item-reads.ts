@@ -1,7 +1,7 @@
 /** The item store's reads other than search. Every query carries the access rule for the viewer. */
 import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { ItemKind } from "../domain/item-schema";
-import type { ActivityDigest, Item, ItemLink } from "../domain/items";
+import type { ActivityDigest, Item, ItemEdge, ItemLink } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { localName } from "../domain/workspaces";
 import type { Db } from "./client";
@@ -69,6 +69,23 @@ export async function linkedItems(db: Db, subjectKey: string, id: string): Promi
     incomingQuery(db, subjectKey, id),
   ]);
   return toLinks(outgoing, incoming);
+}
+
+/** Edges read at most per call of itemEdges. */
+const MAX_EDGES = 1000;
+
+/** The resolved links with an end among `ids`, both ends visible to the viewer. */
+export async function itemEdges(db: Db, subjectKey: string, ids: string[]): Promise<ItemEdge[]> {
+  const valid = [...new Set(ids.filter(isUuid))];
+  if (valid.length === 0) return [];
+  const rows = await db
+    .select({ fromId: itemLinks.fromItem, toId: itemLinks.toItem, kind: itemLinks.kind })
+    .from(itemLinks)
+    .innerJoin(self, and(eq(self.id, itemLinks.fromItem), visibleTo(subjectKey, self)))
+    .innerJoin(other, and(eq(other.id, itemLinks.toItem), visibleTo(subjectKey, other)))
+    .where(or(inArray(itemLinks.fromItem, valid), inArray(itemLinks.toItem, valid)))
+    .limit(MAX_EDGES);
+  return rows.flatMap((r) => (r.toId ? [{ fromId: r.fromId, toId: r.toId, kind: r.kind }] : []));
 }
 
 /** The people on the viewer's visible items (authors and participants), most frequent first. */

@@ -1,7 +1,7 @@
 /** ItemStore over Postgres (drizzle, Neon HTTP mode). The access rule is enforced in SQL by every read. */
 import type { ItemStore } from "../domain/items";
 import type { Db } from "./client";
-import { digest, getItem, getManyItems, linkedItems, recentItems, topPeople } from "./item-reads";
+import { digest, getItem, getManyItems, itemEdges, linkedItems, recentItems, topPeople } from "./item-reads";
 import { searchItems } from "./item-search";
 import { upsertItems } from "./item-upsert";
 
@@ -13,6 +13,7 @@ export function createItemStore(db: Db): ItemStore {
     getMany: (subjectKey, ids) => getManyItems(db, subjectKey, ids),
     recent: (subjectKey, options) => recentItems(db, subjectKey, options),
     linked: (subjectKey, id) => linkedItems(db, subjectKey, id),
+    edgesOf: (subjectKey, ids) => itemEdges(db, subjectKey, ids),
     topPeople: (subjectKey, options) => topPeople(db, subjectKey, options),
     digest: (subjectKey, since) => digest(db, subjectKey, since),
   };

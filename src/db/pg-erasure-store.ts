@@ -72,6 +72,8 @@ export function createPgErasureStore(db: Db): ErasureStore {
           db.execute(sql`delete from memory_versions where subject_id = ${subjectKey}`),
           db.execute(sql`delete from memory_runs where subject_id = ${subjectKey}`),
           db.execute(sql`delete from memories where subject_id = ${subjectKey}`),
+          // Dismissals are the subject's data too.
+          db.execute(sql`delete from memory_dismissals where subject_id = ${subjectKey}`),
           // Their private inbound-email address goes too: mail sent to it afterwards is refused.
           db.execute(sql`delete from ingest_addresses where owner_id = ${subjectKey}`),
           db.execute(sql`

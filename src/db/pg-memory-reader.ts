@@ -1,17 +1,15 @@
 /** MemoryReader over Postgres: the read model of GET /memory, the history and the runs ledger listing. */
-import { and, desc, eq, type SQL, sql } from "drizzle-orm";
-import type { ItemKind } from "../domain/item-schema";
-import { isRunErrorCode, type MemoryStatus } from "../domain/memory";
+import { and, desc, eq, lte, type SQL, sql } from "drizzle-orm";
+import { isRunErrorCode, type MemoryStatus, type Salvage, type SupersededStatement } from "../domain/memory";
 import type {
-  Citation,
   CurrentMemory,
   MemoryReader,
   RunRecord,
   VersionDetail,
   VersionSummary,
 } from "../memory/memory-reader";
+import { citationsOf, parseCitations } from "./citation-rows";
 import type { Db } from "./client";
-import { principalsOf } from "./item-rows";
 import { decodeListCursor, keysetBefore, pageOf } from "./list-page";
 import { memories, memoryRuns, memoryVersions } from "./schema";
 import { parseJson } from "./sql-values";
@@ -105,59 +103,64 @@ export function createPgMemoryReader(db: Db): MemoryReader {
     },
 
     async version(subjectKey, versionId) {
-      const rows = await db
-        .select({
-          id: memoryVersions.id,
-          createdAt: memoryVersions.createdAt,
-          runId: memoryVersions.runId,
-          generatorModel: memoryVersions.generatorModel,
-          judgeModel: memoryVersions.judgeModel,
-          redactedAt: memoryVersions.redactedAt,
-          markdown: memoryVersions.markdown,
-          statements: memoryVersions.statements,
-          verdict: memoryVersions.verdict,
-          current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectKey} and m.current_version_id = ${memoryVersions.id})`,
-          citations: citationsOf(memoryVersions.citedItemIds, memoryVersions.subjectKey),
-        })
-        .from(memoryVersions)
-        .where(and(eq(memoryVersions.subjectKey, subjectKey), eq(memoryVersions.id, versionId)));
-      const r = rows[0];
-      if (!r) return null;
-      return {
-        ...r,
-        statementCount: r.statements.length,
-        current: toBool(r.current),
-        citations: parseCitations(r.citations),
-      } satisfies VersionDetail;
+      return versionWhere(db, subjectKey, eq(memoryVersions.id, versionId));
+    },
+
+    async versionAt(subjectKey, at) {
+      return versionWhere(db, subjectKey, lte(memoryVersions.createdAt, at));
+    },
+
+    async versionBefore(subjectKey, versionId) {
+      const before = sql`(${memoryVersions.createdAt}, ${memoryVersions.id}) < (select v.created_at, v.id from memory_versions v where v.id = ${versionId}::uuid and v.subject_id = ${subjectKey})`;
+      return versionWhere(db, subjectKey, before);
     },
   };
 }
 
-// ---- citations ----------------------------------------------------------------------------------------------
-
-/** The cited items' metadata, in citation order ([n] is position n); null fields for gone or hidden items. */
-function citationsOf(
-  citedIds: SQL.Aliased | typeof memoryVersions.citedItemIds,
-  viewer: typeof memories.subjectKey | typeof memoryVersions.subjectKey,
-) {
-  return sql<unknown>`coalesce((
-    select json_agg(json_build_object('id', c.id, 'kind', i.kind, 'title', i.title, 'occurredAt', i.occurred_at) order by c.n)
-    from unnest(${citedIds}) with ordinality as c(id, n)
-    left join items i on i.id = c.id and (i.owner_id = ${viewer} or i.shared_with && ${principalsOf(sql`${viewer}`)})
-  ), '[]'::json)`;
-}
-
-function parseCitations(value: unknown): Citation[] {
-  const list = parseJson(value);
-  if (!Array.isArray(list)) return [];
-  return list.map(
-    (c: { id: string; kind: ItemKind | null; title: string | null; occurredAt: string | null }) => ({
-      id: c.id,
-      kind: c.kind ?? null,
-      title: c.title ?? null,
-      occurredAt: c.occurredAt ? new Date(c.occurredAt).toISOString() : null,
-    }),
-  );
+/** The subject's newest version matching `where`, with what its run recorded. */
+async function versionWhere(db: Db, subjectKey: string, where: SQL): Promise<VersionDetail | null> {
+  const run = (column: string) =>
+    sql`(select r.${sql.raw(column)} from memory_runs r where r.id = ${memoryVersions.runId})`;
+  const rows = await db
+    .select({
+      id: memoryVersions.id,
+      createdAt: memoryVersions.createdAt,
+      runId: memoryVersions.runId,
+      generatorModel: memoryVersions.generatorModel,
+      judgeModel: memoryVersions.judgeModel,
+      redactedAt: memoryVersions.redactedAt,
+      markdown: memoryVersions.markdown,
+      statements: memoryVersions.statements,
+      verdict: memoryVersions.verdict,
+      removed: memoryVersions.removed,
+      current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectKey} and m.current_version_id = ${memoryVersions.id})`,
+      citations: citationsOf(memoryVersions.citedItemIds, memoryVersions.subjectKey),
+      startedAt: sql<Date | null>`${run("started_at")}`.mapWith(memoryRuns.startedAt),
+      hasRun: sql<boolean>`exists (select 1 from memory_runs r where r.id = ${memoryVersions.runId})`,
+      salvaged: sql<unknown>`${run("salvaged")}`,
+      superseded: sql<unknown>`${run("superseded")}`,
+    })
+    .from(memoryVersions)
+    .where(and(eq(memoryVersions.subjectKey, subjectKey), where))
+    .orderBy(desc(memoryVersions.createdAt), desc(memoryVersions.id))
+    .limit(1);
+  const r = rows[0];
+  if (!r) return null;
+  const { startedAt, hasRun, salvaged, superseded, ...version } = r;
+  return {
+    ...version,
+    statementCount: r.statements.length,
+    current: toBool(r.current),
+    citations: parseCitations(r.citations),
+    generatedAt: startedAt ?? r.createdAt,
+    removed: r.removed ?? [],
+    run: toBool(hasRun)
+      ? {
+          salvaged: (parseJson(salvaged) as Salvage | null) ?? null,
+          superseded: (parseJson(superseded) as SupersededStatement[] | null) ?? null,
+        }
+      : null,
+  } satisfies VersionDetail;
 }
 
 const toBool = (v: unknown): boolean => v === true || v === "t" || v === "true";

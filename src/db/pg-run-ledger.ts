@@ -3,6 +3,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import type { RunStats } from "../domain/generation";
 import type { AcceptResult, RunEnd, RunLedger } from "../memory/run-ledger";
 import type { Db } from "./client";
+import { readDismissals } from "./dismissal-rows";
 import { principalsOf } from "./item-rows";
 import { memories, memoryRuns } from "./schema";
 import { uuidArray } from "./sql-values";
@@ -25,6 +26,11 @@ export function createPgRunLedger(db: Db): RunLedger {
 
     async confirmUnchanged(subjectKey, at) {
       await db.update(memories).set({ checkedAt: at }).where(eq(memories.subjectKey, subjectKey));
+    },
+
+    async dismissals(subjectKey) {
+      const dismissals = await readDismissals(db, subjectKey);
+      return { dismissals, seq: Math.max(0, ...dismissals.map((d) => d.seq)) };
     },
 
     async runStarted(run) {
@@ -69,9 +75,16 @@ export function createPgRunLedger(db: Db): RunLedger {
       const versionId = crypto.randomUUID();
       const cited = uuidArray(memory.citedItemIds);
       const at = finishedAt.toISOString();
-      const [inserted] = await db.batch([
+      const seq = memory.dismissalSeq ?? null;
+      const dismissedSince = sql`exists (select 1 from memory_dismissals d
+        where d.subject_id = ${run.subjectKey} and ${seq}::bigint is not null and d.seq > ${seq}::bigint)`;
+      const [, inserted, , ended] = await db.batch([
+        // The memories row is locked first, as a dismissal locks it (pg-dismissal-store.ts): a dismissal
+        // either commits before this batch looks for it, or waits for the new version and rewrites it.
+        db.execute(sql`select 1 from memories where subject_id = ${run.subjectKey} for update`),
         // Refused (no row) if a cited item was deleted meanwhile, or the subject lost access to it (the
         // access rule, as every read applies it): content a subject may no longer see never comes back.
+        // Refused too if the subject dismissed a statement after the run read its dismissals.
         db.execute(sql`
           insert into memory_versions
             (id, subject_id, markdown, statements, cited_item_ids, generator_model, judge_model, verdict, run_id, created_at)
@@ -81,6 +94,7 @@ export function createPgRunLedger(db: Db): RunLedger {
           where (select count(*) from items i where i.id = any(${cited})
                    and (i.owner_id = ${run.subjectKey} or i.shared_with && ${principalsOf(sql`${run.subjectKey}::text`)}))
                 = cardinality(${cited})
+            and not ${dismissedSince}
           returning id`),
         db.execute(sql`
           update memories set current_version_id = ${versionId}::uuid, markdown = ${memory.markdown},
@@ -92,17 +106,20 @@ export function createPgRunLedger(db: Db): RunLedger {
           update memory_runs set
             status = case when exists (select 1 from memory_versions where id = ${versionId}::uuid)
                           then 'succeeded' else 'failed' end,
-            outcome = case when exists (select 1 from memory_versions where id = ${versionId}::uuid)
-                          then 'accepted' else 'cited_item_deleted' end,
+            outcome = case when exists (select 1 from memory_versions where id = ${versionId}::uuid) then 'accepted'
+                           when ${dismissedSince} then 'statement_dismissed' else 'cited_item_deleted' end,
             version_id = (select id from memory_versions where id = ${versionId}::uuid),
             verdict = ${JSON.stringify(memory.verdict)}::jsonb,
             salvaged = ${memory.salvaged ? JSON.stringify(memory.salvaged) : null}::jsonb,
+            superseded = ${memory.superseded?.length ? JSON.stringify(memory.superseded) : null}::jsonb,
             finished_at = ${at}::timestamptz, ${statsSet(stats)}
-          where id = ${run.id}::uuid`),
+          where id = ${run.id}::uuid
+          returning outcome`),
       ]);
-      return inserted.rows.length === 1
-        ? ({ written: true, versionId } satisfies AcceptResult)
-        : ({ written: false, reason: "cited_item_deleted" } satisfies AcceptResult);
+      if (inserted.rows.length === 1) return { written: true, versionId } satisfies AcceptResult;
+      const reason =
+        ended.rows[0]?.outcome === "statement_dismissed" ? "statement_dismissed" : "cited_item_deleted";
+      return { written: false, reason } satisfies AcceptResult;
     },
 
     async runEnded(run, end: RunEnd) {

@@ -160,6 +160,7 @@ export function createPgWorkspaceStore(db: Db): WorkspaceStore {
           db.execute(sql`delete from memory_versions where subject_id = ${key}`),
           db.execute(sql`delete from memory_runs where subject_id = ${key}`),
           db.execute(sql`delete from memories where subject_id = ${key}`),
+          db.execute(sql`delete from memory_dismissals where subject_id = ${key}`),
           db.execute(sql`
             update items set shared_with = array_remove(shared_with, ${key}), updated_at = now()
             where shared_with @> array[${key}::text]`),

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigserial,
   check,
   customType,
   index,
@@ -14,7 +15,14 @@ import {
 } from "drizzle-orm/pg-core";
 
 import { ITEM_KINDS } from "../domain/item-schema";
-import type { ModelUsage, Salvage, Statement, Verdict } from "../domain/memory";
+import type {
+  ModelUsage,
+  RemovedStatement,
+  Salvage,
+  Statement,
+  SupersededStatement,
+  Verdict,
+} from "../domain/memory";
 import { MEMORY_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
@@ -137,6 +145,8 @@ export const memoryVersions = pgTable(
     runId: uuid("run_id"),
     createdAt: timestamptz("created_at").notNull().defaultNow(),
     redactedAt: timestamptz("redacted_at"),
+    /** Statements taken out after the version was written (redacted or dismissed), without their text. */
+    removed: jsonb("removed").$type<RemovedStatement[]>().notNull().default([]),
   },
   (t) => [
     index("memory_versions_subject_idx").on(t.subjectKey, t.createdAt.desc()),
@@ -167,8 +177,36 @@ export const memoryRuns = pgTable(
     versionId: uuid("version_id"),
     /** Statements dropped from the draft (counts and reasons) before it was accepted; null when none were. */
     salvaged: jsonb("salvaged").$type<Salvage>(),
+    /** Statements of the previous memory the judge found superseded by newer items; null when none. */
+    superseded: jsonb("superseded").$type<SupersededStatement[]>(),
   },
   (t) => [index("memory_runs_subject_idx").on(t.subjectKey, t.queuedAt.desc())],
+);
+
+/**
+ * What a subject (a user, or a team by any member) dismissed from its memory: the statement as it was, so
+ * later runs are told and a restatement is dropped. The subject's data: erased with the subject (or the
+ * team), and removed with the access to a cited item, as a memory version is redacted. `seq` orders them
+ * for the run's write fence (a dismissal after the run read them refuses its version).
+ */
+export const memoryDismissals = pgTable(
+  "memory_dismissals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    subjectKey: text("subject_id").notNull(),
+    statementId: text("statement_id").notNull(),
+    section: text("section").notNull(),
+    text: text("text").notNull(),
+    citedItemIds: uuid("cited_item_ids").array().notNull().default(sql`'{}'::uuid[]`),
+    reason: text("reason"),
+    versionId: uuid("version_id"),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("memory_dismissals_subject_idx").on(t.subjectKey, t.seq),
+    index("memory_dismissals_cited_idx").using("gin", t.citedItemIds),
+  ],
 );
 
 /**

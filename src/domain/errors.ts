@@ -5,6 +5,7 @@ export type ErrorCode =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "no_memory_at"
   | "method_not_allowed"
   | "unsupported_media_type"
   | "payload_too_large"

@@ -1,4 +1,13 @@
-import type { ModelUsage, RunErrorCode, RunTrigger, Salvage, Statement, Verdict } from "./memory";
+import type {
+  ModelUsage,
+  RunErrorCode,
+  RunTrigger,
+  Salvage,
+  Statement,
+  SupersededStatement,
+  Verdict,
+} from "./memory";
+import type { Dismissal } from "./statements";
 
 /** The port between the subject's Durable Object (orchestration) and generation (agent loop + judge). */
 
@@ -14,6 +23,8 @@ export interface GenerationRequest {
   runId: string;
   trigger: RunTrigger;
   previous: PreviousMemory | null;
+  /** What the subject dismissed: the run must not state it again. */
+  dismissed?: readonly Dismissal[];
 }
 
 export interface RunStats {
@@ -30,6 +41,8 @@ export type GenerationResult =
       statements: Statement[];
       /** Statements dropped from the draft (with why) before it was accepted; null when none was. */
       salvaged: Salvage | null;
+      /** Statements of the previous memory the judge found superseded by newer items (none when absent). */
+      superseded?: SupersededStatement[];
       generatorModel: string;
       judgeModel: string;
       verdict: Verdict;

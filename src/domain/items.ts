@@ -56,6 +56,13 @@ export interface ItemLink {
   item: ItemSummary;
 }
 
+/** One resolved @-link between two items (ids), as the item graph holds it. */
+export interface ItemEdge {
+  fromId: string;
+  toId: string;
+  kind: string;
+}
+
 export type ItemSummary = Pick<
   Item,
   "id" | "kind" | "source" | "externalId" | "title" | "author" | "occurredAt"
@@ -111,6 +118,8 @@ export interface ItemStore {
   getMany(subjectKey: string, ids: string[]): Promise<Item[]>;
   recent(subjectKey: string, options: { since: Date; kinds?: ItemKind[]; limit: number }): Promise<Item[]>;
   linked(subjectKey: string, id: string): Promise<ItemLink[]>;
+  /** The resolved links with an end among `ids` whose two ends the viewer may see (bounded). */
+  edgesOf(subjectKey: string, ids: string[]): Promise<ItemEdge[]>;
   topPeople(
     subjectKey: string,
     options: { since?: Date; limit: number },

@@ -6,6 +6,26 @@ export interface Statement {
   text: string;
   /** Ids of the items this statement cites. Never empty in an accepted memory. */
   itemIds: string[];
+  /**
+   * Stable while the statement is carried unchanged (same text, same cited items) from version to version;
+   * set when a version is written (domain/statements.ts). Absent only on a draft.
+   */
+  id?: string;
+  /** When a version first held it (ISO 8601); carried with the id. Absent only on a draft. */
+  firstStated?: string;
+}
+
+/**
+ * A statement taken out of a version after the version was written: redacted (its subject lost access to
+ * a cited item) or dismissed by the subject. No text: a redacted statement's words may come from an item
+ * its subject can no longer see.
+ */
+export interface RemovedStatement {
+  id: string;
+  section: string;
+  reason: "redacted" | "dismissed";
+  /** ISO 8601. */
+  at: string;
 }
 
 export interface Verdict {
@@ -67,6 +87,7 @@ export const RUN_ERROR_CODES = [
   "aborted",
   "run_interrupted",
   "cited_item_deleted",
+  "statement_dismissed",
   "database_unavailable",
   "internal_error",
   // generation cannot happen at all
@@ -86,6 +107,26 @@ export interface DroppedStatement {
   section: string;
   text: string;
   reason: string;
+  /** Who dropped it: the deterministic checks, the judge (unsupported or superseded), or a dismissal. */
+  cause?: "checks" | "unsupported" | "superseded" | "dismissed";
+  /** The id of the previous memory's statement it restated word for word, if any. */
+  statementId?: string;
+  /** For a superseded statement: the newer item that supersedes it. */
+  supersededBy?: string;
+}
+
+/**
+ * A statement the judge found superseded by a newer item on a refresh (recorded in the run's ledger row):
+ * dropped by salvage, or sent back to the generator with the revision feedback.
+ */
+export interface SupersededStatement {
+  /** The previous memory's statement it was (carried word for word), or null. */
+  statementId: string | null;
+  section: string;
+  text: string;
+  /** The newer item that supersedes it. */
+  byItemId: string;
+  handled: "dropped" | "revised";
 }
 
 /** What salvage kept and dropped of a draft (recorded in the ledger as `salvaged`). */

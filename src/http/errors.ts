@@ -9,6 +9,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  no_memory_at: 404,
   method_not_allowed: 405,
   unsupported_media_type: 415,
   payload_too_large: 413,

@@ -13,6 +13,7 @@ import { MAX_TEAM_ID_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
 import { MAX_WAIT_SECONDS } from "../memory/read-model";
 import { ingestAddressBodySchema } from "./ingest-address-schema";
 import * as res from "./response-schemas";
+import { dismissBodySchema } from "./statement-schemas";
 import { teamBodySchema } from "./team-schemas";
 
 type Schema = Record<string, unknown>;
@@ -338,9 +339,9 @@ function paths(): Record<string, Record<string, Operation>> {
         operationId: "mcp",
         summary: "The MCP server (Streamable HTTP, stateless; 2026-07-28 and 2025 protocol revisions)",
         description:
-          "JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory, search_items, get_item, " +
-          "remember and forget_item (items:write), refresh_memory; get_memory, refresh_memory and search_items " +
-          "take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
+          "JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory (asOf for a past version), " +
+          "diff_memory, search_items, get_item, remember, forget_item and dismiss_statement (items:write), " +
+          "refresh_memory; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
           "memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 " +
           "insufficient_scope; browser Origins must be allowed.",
         requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
@@ -362,7 +363,8 @@ function paths(): Record<string, Record<string, Operation>> {
  */
 function memoryPaths(base: string, forTeam: boolean): Record<string, Record<string, Operation>> {
   const whose = forTeam ? "The team's" : "The caller's";
-  const id = (name: string) => (forTeam ? name.replace(/^(get|list|refresh)/, "$1Team") : name);
+  const id = (name: string) =>
+    forTeam ? name.replace(/^(get|list|refresh|diff|dismiss|withdraw)/, "$1Team") : name;
   const params = (...more: unknown[]) => (forTeam ? [teamParam, ...more] : more);
   const notMember = forTeam ? { "404": error("No such team among the caller's teams") } : {};
   const page = [query("limit", pageLimit, "Page size"), query("cursor", z.string(), "Next page")];
@@ -382,18 +384,94 @@ function memoryPaths(base: string, forTeam: boolean): Record<string, Record<stri
             z.enum(["markdown", "json"]).default("markdown"),
             "markdown, or statements as JSON",
           ),
+          query(
+            "asOf",
+            z.iso.datetime({ offset: true }),
+            "The version that was current at this instant (redactions and dismissals applied); no wait",
+          ),
           { name: "If-None-Match", in: "header", required: false, schema: { type: "string" } },
         ),
         responses: {
           "200": json(
-            z.union([res.memoryResponse, res.emptyMemoryResponse]),
-            "The memory (ETag = version), or empty: true while there is no item to remember",
+            z.union([res.memoryResponse, res.emptyMemoryResponse, res.memoryAsOfResponse]),
+            "The memory (ETag = version), or empty: true while there is no item to remember; with asOf, the version current then",
           ),
           "202": json(res.generatingResponse, "Being generated; Retry-After"),
           "304": { description: "Not modified" },
-          "400": error("Bad wait or format"),
-          ...notMember,
+          "400": error("Bad wait, format or asOf"),
+          "404": error(
+            forTeam
+              ? "no_memory_at: there was no memory at asOf; not_found: no such team among the caller's"
+              : "no_memory_at: there was no memory at asOf",
+          ),
           "503": error("llm_not_configured, generation_failing, or the database is down"),
+        },
+      }),
+    },
+    [`${base}/versions/{id}/diff`]: {
+      get: secured("memory:read", {
+        operationId: id("diffVersion"),
+        summary: "What changed in this version against another (default: the version before it)",
+        description:
+          "Statement by statement, by statement id: added, kept, and removed with the reason (superseded, " +
+          "unsupported, dropped, redacted, dismissed).",
+        parameters: params(
+          pathId("Version id"),
+          query("against", z.string(), "The version to compare with (default: the one before)"),
+        ),
+        responses: {
+          "200": json(res.versionDiffResponse, "The changes"),
+          "404": error(forTeam ? "No such version, or no such team among the caller's" : "No such version"),
+        },
+      }),
+    },
+    [`${base}/statements/{id}/dismiss`]: {
+      post: secured("items:write", {
+        operationId: id("dismissStatement"),
+        summary: forTeam
+          ? "Dismiss a statement of the team's memory (any member)"
+          : "Dismiss a statement of the caller's memory",
+        description:
+          "Takes the statement out of the current version at once, as a redaction does (new ETag; the edge " +
+          "cache follows before the answer), and records the dismissal: later runs are told, and a draft " +
+          "statement restating it (same normalised text, or the same citations and near-identical words) is dropped.",
+        parameters: params(pathId("Statement id (statements[].id of ?format=json)")),
+        requestBody: {
+          required: false,
+          content: { "application/json": { schema: schemaOf(dismissBodySchema, "input") } },
+        },
+        responses: {
+          "201": json(res.dismissResponse, "Dismissed"),
+          "400": error("The body is not JSON"),
+          "404": error(
+            forTeam
+              ? "No such statement in the current memory, or no such team among the caller's"
+              : "No such statement in the current memory",
+          ),
+          "413": error("The body is too large"),
+          "415": error("The body is not JSON"),
+          "422": error("Invalid reason"),
+        },
+      }),
+    },
+    [`${base}/dismissals`]: {
+      get: secured("memory:read", {
+        operationId: id("listDismissals"),
+        summary: `${whose} dismissed statements, newest first`,
+        parameters: params(),
+        responses: { "200": json(res.dismissalsResponse, "The dismissals"), ...notMember },
+      }),
+    },
+    [`${base}/dismissals/{id}`]: {
+      delete: secured("items:write", {
+        operationId: id("withdrawDismissal"),
+        summary: "Withdraw a dismissal: the statement may return with the next run",
+        parameters: params(pathId("Dismissal id")),
+        responses: {
+          "204": { description: "Withdrawn" },
+          "404": error(
+            forTeam ? "No such dismissal, or no such team among the caller's" : "No such dismissal",
+          ),
         },
       }),
     },

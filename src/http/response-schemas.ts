@@ -65,17 +65,78 @@ const citation = z.object({
   occurredAt: dateTime.nullable(),
 });
 
+/** One statement of ?format=json. */
+export const servedStatement = z.object({
+  id: z.string().describe("Stable while the statement is carried unchanged from version to version"),
+  section: z.string(),
+  text: z.string(),
+  citations: z.array(citation),
+  since: dateTime.nullable().describe("The date of its newest cited item"),
+  firstStated: dateTime.describe("When a version first held it"),
+});
+
 export const memoryResponse = z.object({
   memory: z.string().optional().describe("Markdown; [n] cites citations[n-1] (format=markdown)"),
-  statements: z
-    .array(z.object({ section: z.string(), text: z.string(), citations: z.array(citation) }))
-    .optional()
-    .describe("format=json"),
+  statements: z.array(servedStatement).optional().describe("format=json"),
   version: z.uuid(),
   generatedAt: dateTime,
   stale: z.boolean(),
   citations: z.array(citation),
 });
+
+/** GET /memory?asOf=: the version that was current then. */
+export const memoryAsOfResponse = z.object({
+  memory: z.string().optional().describe("format=markdown"),
+  statements: z.array(servedStatement).optional().describe("format=json"),
+  version: z.uuid(),
+  generatedAt: dateTime,
+  createdAt: dateTime.describe("When the version was written (and became current)"),
+  asOf: dateTime,
+  current: z.boolean().describe("Whether it is still the current version"),
+  citations: z.array(citation),
+});
+
+const removalReason = z.enum(["superseded", "unsupported", "dropped", "redacted", "dismissed"]);
+
+/** GET …/versions/:id/diff. */
+export const versionDiffResponse = z.object({
+  from: z.uuid().nullable().describe("The older version (null: the first version, compared with nothing)"),
+  to: z.uuid(),
+  added: z.array(servedStatement),
+  removed: z.array(
+    z.object({
+      statement: servedStatement.extend({
+        text: z.string().nullable().describe("null for a redacted statement: its words are not kept"),
+        since: dateTime.nullable(),
+        firstStated: dateTime.nullable(),
+      }),
+      reason: removalReason.describe(
+        "superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: " +
+          "the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it",
+      ),
+    }),
+  ),
+  kept: z.array(servedStatement),
+});
+
+/** A dismissal: what the subject took out of its memory as wrong. */
+export const dismissalResponse = z.object({
+  id: z.uuid(),
+  statementId: z.string(),
+  text: z.string(),
+  section: z.string(),
+  citations: z.array(citation),
+  reason: z.string().nullable(),
+  at: dateTime,
+});
+
+export const dismissResponse = z.object({
+  dismissal: dismissalResponse,
+  version: z.uuid().describe("The version it was taken out of (the current one)"),
+  etag: z.string().describe("The current memory's new ETag"),
+});
+
+export const dismissalsResponse = z.object({ dismissals: z.array(dismissalResponse) });
 
 /** GET /memory when the subject can see no item yet: 200, and no run is asked for. */
 export const emptyMemoryResponse = z.object({

@@ -9,13 +9,14 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { hasScope } from "../app/caller";
 import { type RefreshOutcome, readSubjectMemory, refreshMemory } from "../app/memory";
+import { memoryAsOf, parseInstant, versionDiff } from "../app/statements";
 import { teamsOf } from "../app/workspace";
 import { emptyBody, type MemoryFormat, type ReadDecision, servedBody } from "../memory/read-model";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
 import { toolInput, validArguments } from "./tool-input";
-import { asAppError, guarded, orToolError, resourceError, toolSuccess } from "./tool-result";
+import { asAppError, guarded, jsonSafe, orToolError, resourceError, toolSuccess } from "./tool-result";
 
 export const MEMORY_URI = "memory://me";
 export const TEAM_MEMORY_URI_TEMPLATE = "memory://team/{team}";
@@ -36,10 +37,23 @@ const memoryOutput = z.object({
     ),
   memory: z.string().optional().describe("Markdown; [n] cites citations[n-1] (format markdown)"),
   statements: z
-    .array(z.object({ section: z.string(), text: z.string(), citations: z.array(citation) }))
+    .array(
+      z.object({
+        id: z
+          .string()
+          .describe("Stable while the statement is carried unchanged; dismiss_statement takes it"),
+        section: z.string(),
+        text: z.string(),
+        citations: z.array(citation),
+        since: z.string().nullable().describe("The date of its newest cited item"),
+        firstStated: z.string().describe("When a version first held it"),
+      }),
+    )
     .optional()
     .describe("Each statement with the items it cites (format json)"),
   version: z.string().nullable().optional(),
+  asOf: z.string().optional().describe("The instant asked for (with asOf): this version was current then"),
+  current: z.boolean().optional().describe("With asOf: whether that version is still the current one"),
   generatedAt: z.string().nullable().optional(),
   empty: z.boolean().optional(),
   stale: z.boolean().optional().describe("Older than the freshness window; a refresh has been asked for"),
@@ -76,6 +90,11 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
             .optional()
             .describe("markdown (default): one document; json: statements with their citations"),
           team: teamArgument,
+          asOf: z
+            .string()
+            .max(40)
+            .optional()
+            .describe("An ISO 8601 instant: the memory as it was then (no_memory_at if there was none)"),
         }),
       ),
       outputSchema: orToolError(memoryOutput),
@@ -84,10 +103,76 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
     },
     (args) =>
       guarded(context, async () => {
-        const { format, team } = validArguments(args);
-        const decision = await readSubjectMemory(context.services, await subjectOf(context, team));
+        const { format, team, asOf } = validArguments(args);
+        const subject = await subjectOf(context, team);
+        if (asOf !== undefined) {
+          const past = await memoryAsOf(
+            context.services,
+            subject,
+            parseInstant(asOf, "asOf"),
+            format ?? "markdown",
+          );
+          return toolSuccess(
+            { status: "ready", ...jsonSafe(past.body) },
+            `The memory as of ${past.body.asOf} (version ${past.body.version}).`,
+          );
+        }
+        const decision = await readSubjectMemory(context.services, subject);
         const whose = team === undefined ? "user" : "team";
         return toolSuccess(memoryBody(decision, format ?? "markdown", whose), memoryText(decision, whose));
+      }),
+  );
+
+  server.registerTool(
+    "diff_memory",
+    {
+      title: "What changed in the memory",
+      description:
+        "Compares two versions of the memory statement by statement: added, kept, and removed with why " +
+        "(superseded by a newer item, unsupported, dropped, redacted, or dismissed by the user). Default: the " +
+        "current version against the one before it. With team: a team's memory the user belongs to.",
+      inputSchema: toolInput(
+        z.object({
+          version: z
+            .string()
+            .max(100)
+            .optional()
+            .describe("The version to look at (default: the current one)"),
+          against: z
+            .string()
+            .max(100)
+            .optional()
+            .describe("The version to compare with (default: the one before)"),
+          team: teamArgument,
+        }),
+      ),
+      outputSchema: orToolError(
+        z.object({
+          from: z.string().nullable(),
+          to: z.string(),
+          added: z.array(z.looseObject({ id: z.string(), text: z.string() })),
+          removed: z.array(
+            z.object({
+              statement: z.looseObject({ id: z.string(), text: z.string().nullable() }),
+              reason: z.enum(["superseded", "unsupported", "dropped", "redacted", "dismissed"]),
+            }),
+          ),
+          kept: z.array(z.looseObject({ id: z.string(), text: z.string() })),
+        }),
+      ),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      scopeChallenge: canRead,
+    },
+    (args) =>
+      guarded(context, async () => {
+        const { version, against, team } = validArguments(args);
+        const diff = await versionDiff(context.services, await subjectOf(context, team), version, against);
+        const lines = [
+          `From ${diff.from ?? "nothing"} to ${diff.to}: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.kept.length} kept.`,
+          ...diff.removed.map((r) => `- removed (${r.reason}): ${r.statement.text ?? "(redacted)"}`),
+          ...diff.added.map((s) => `+ added: ${s.text}`),
+        ];
+        return toolSuccess(jsonSafe(diff), lines.join("\n"));
       }),
   );
 

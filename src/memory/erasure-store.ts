@@ -29,9 +29,10 @@ export interface ErasureStore {
    */
   removeItem(subjectKey: string, itemId: string, at: Date): Promise<ItemRemoval>;
   /**
-   * Erases the subject: its items, memory, versions, runs and inbound address, and its place in the
-   * workspace (its membership, its teams, every share naming it); redacts other subjects' versions citing
-   * its items. A later request with the same token joins the workspace afresh, as a newcomer would.
+   * Erases the subject: its items, memory, versions, runs, dismissals and inbound address, and its place in
+   * the workspace (its membership, its teams, every share naming it); redacts other subjects' versions (and
+   * drops their dismissals) citing its items. A later request with the same token joins the workspace
+   * afresh, as a newcomer would.
    */
   eraseSubject(subjectKey: string, at: Date): Promise<Removal>;
 }

@@ -3,11 +3,13 @@ import type { RunStats } from "../domain/generation";
 import type { ItemKind } from "../domain/item-schema";
 import type {
   MemoryStatus,
+  RemovedStatement,
   RunErrorCode,
   RunStatus,
   RunTrigger,
   Salvage,
   Statement,
+  SupersededStatement,
   Verdict,
 } from "../domain/memory";
 
@@ -51,6 +53,12 @@ export interface VersionDetail extends VersionSummary {
   statements: Statement[];
   verdict: Verdict;
   citations: Citation[];
+  /** When its run began research (the version's creation time if the run row is gone). */
+  generatedAt: Date;
+  /** Statements taken out after it was written (redacted, dismissed). */
+  removed: RemovedStatement[];
+  /** What its run dropped from the draft and found superseded (for a diff's reasons); null without a run row. */
+  run: { salvaged: Salvage | null; superseded: SupersededStatement[] | null } | null;
 }
 
 export interface RunRecord {
@@ -73,6 +81,8 @@ export interface RunRecord {
   versionId: string | null;
   /** Statements the run dropped from its draft (and why) before the memory was accepted; null if none. */
   salvaged: Salvage | null;
+  /** Statements of the previous memory the judge found superseded by newer items; null if none. */
+  superseded: SupersededStatement[] | null;
 }
 
 export interface Page<T> {
@@ -86,4 +96,8 @@ export interface MemoryReader {
   runs(subjectKey: string, options: { limit: number; cursor?: string }): Promise<Page<RunRecord>>;
   versions(subjectKey: string, options: { limit: number; cursor?: string }): Promise<Page<VersionSummary>>;
   version(subjectKey: string, versionId: string): Promise<VersionDetail | null>;
+  /** The version that was current at `at`: the newest created at or before it (null: none yet). */
+  versionAt(subjectKey: string, at: Date): Promise<VersionDetail | null>;
+  /** The version created just before `versionId` (null: it is the first, or it does not exist). */
+  versionBefore(subjectKey: string, versionId: string): Promise<VersionDetail | null>;
 }

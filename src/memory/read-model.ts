@@ -3,6 +3,8 @@
  * can happen at all is the MemoryAgent's call: it records "unavailable" or "failed" in the row.
  */
 import type { ErrorCode } from "../domain/errors";
+import type { Statement } from "../domain/memory";
+import { identityOf } from "../domain/statements";
 import type { Citation, CurrentMemory } from "./memory-reader";
 
 /** Retry-After for "generating": a first memory usually takes tens of seconds; poll gently. */
@@ -93,6 +95,41 @@ export function parseFormat(value: string | undefined): MemoryFormat | null {
   return value === "json" ? "json" : null;
 }
 
+/** One statement as ?format=json serves it. */
+export interface ServedStatement {
+  id: string;
+  section: string;
+  text: string;
+  citations: Citation[];
+  /** The date of its newest cited item (null when none of them is visible). */
+  since: string | null;
+  /** When a version first held it. */
+  firstStated: string;
+}
+
+/** A version's statements as served, with their identity and citations' metadata. */
+export function servedStatements(version: {
+  id: string;
+  statements: Statement[];
+  citations: Citation[];
+  createdAt: Date;
+}): ServedStatement[] {
+  const byId = new Map<string, Citation>(version.citations.map((c) => [c.id, c]));
+  return version.statements.map((s, index) => {
+    const citations = s.itemIds.map(
+      (id) => byId.get(id) ?? { id, kind: null, title: null, occurredAt: null },
+    );
+    const dates = citations.flatMap((c) => (c.occurredAt ? [c.occurredAt] : [])).sort();
+    return {
+      ...identityOf(s, index, version),
+      section: s.section,
+      text: s.text,
+      citations,
+      since: dates.at(-1) ?? null,
+    };
+  });
+}
+
 /** The 200 body, in the requested format. */
 export function servedBody(
   version: NonNullable<CurrentMemory["version"]>,
@@ -103,12 +140,7 @@ export function servedBody(
   if (format === "markdown") {
     return { memory: version.markdown, ...head, citations: version.citations };
   }
-  const byId = new Map<string, Citation>(version.citations.map((c) => [c.id, c]));
-  const statements = version.statements.map((s) => ({
-    section: s.section,
-    text: s.text,
-    citations: s.itemIds.map((id) => byId.get(id) ?? { id, kind: null, title: null, occurredAt: null }),
-  }));
+  const statements = servedStatements({ ...version, createdAt: version.generatedAt });
   return { ...head, statements, citations: version.citations };
 }
 

@@ -12,8 +12,16 @@ import {
   type PreviousMemory,
 } from "../domain/generation";
 import type { ItemStore } from "../domain/items";
-import { type MemoryStatus, type RunErrorCode, UNAVAILABLE_CODES } from "../domain/memory";
+import {
+  type DroppedStatement,
+  type MemoryStatus,
+  type RunErrorCode,
+  type Salvage,
+  type Statement,
+  UNAVAILABLE_CODES,
+} from "../domain/memory";
 import { renderMemory } from "../domain/memory-render";
+import { type Dismissal, restatedDismissal, stampStatements } from "../domain/statements";
 import type { MemoryCache, Pause } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
 import type { RunGuard } from "./run-guard";
@@ -57,7 +65,16 @@ export interface RunExecutionDeps {
   leaseMarginMs: number;
   /** Unique run ids (crypto.randomUUID in production). */
   newRunId(): string;
+  /** Ids of statements a version states for the first time (default crypto.randomUUID). */
+  newStatementId?: () => string;
   log: RunLog;
+}
+
+/** What a run read before generating, which its ending needs again. */
+interface RunContext {
+  previous: PreviousMemory | null;
+  /** The newest dismissal the generator was told about. */
+  dismissalSeq: number;
 }
 
 /** The alarm: records a run whose lease expired, then starts the run that is due (if any). */
@@ -76,6 +93,7 @@ export async function executeRun(deps: RunExecutionDeps, subjectKey: string, run
   const { ledger, guard } = deps;
   const start = runStartOf(subjectKey, run);
   let result: GenerationResult;
+  const context: RunContext = { previous: null, dismissalSeq: 0 };
   try {
     if (run.trigger === "read" || run.trigger === "sweep") {
       // Nothing new since the current memory: confirm it, no run, no LLM call.
@@ -100,7 +118,7 @@ export async function executeRun(deps: RunExecutionDeps, subjectKey: string, run
     result =
       source.kind === "unavailable"
         ? failedResult(source.code, source.message, false)
-        : await generate(deps, source.generator, subjectKey, run);
+        : await generate(deps, source.generator, subjectKey, run, context);
   } catch (error) {
     deps.log("error", "run_error", subjectKey, error);
     // The message stays generic: a driver error's text can quote the query's parameters (the log has the cause).
@@ -112,7 +130,7 @@ export async function executeRun(deps: RunExecutionDeps, subjectKey: string, run
   } finally {
     guard.release(run.id);
   }
-  await record(deps, start, run, result);
+  await record(deps, start, run, result, context);
 }
 
 async function generate(
@@ -120,8 +138,12 @@ async function generate(
   generator: Extract<GeneratorSource, { kind: "ready" }>["generator"],
   subjectKey: string,
   run: ActiveRun,
+  context: RunContext,
 ): Promise<GenerationResult> {
-  const current = await deps.reader.current(subjectKey);
+  const [current, dismissed] = await Promise.all([
+    deps.reader.current(subjectKey),
+    deps.ledger.dismissals(subjectKey),
+  ]);
   const previous: PreviousMemory | null = current?.version
     ? {
         versionId: current.version.id,
@@ -130,44 +152,77 @@ async function generate(
         generatedAt: current.version.generatedAt,
       }
     : null;
+  context.previous = previous;
+  context.dismissalSeq = dismissed.seq;
   const timeoutMs = Math.max(1000, run.leaseUntil - run.startedAt - deps.leaseMarginMs);
   const signal = deps.guard.signalFor(run.id, timeoutMs);
   if (!deps.guard.allows(run.id)) return failedResult("aborted", "the run no longer holds its agent", false);
-  return generator.generate({ subjectKey, runId: run.id, trigger: run.trigger, previous }, signal);
+  return generator.generate(
+    { subjectKey, runId: run.id, trigger: run.trigger, previous, dismissed: dismissed.dismissals },
+    signal,
+  );
 }
 
 /** Writes the run's ending (the accepted memory, or why not) and moves the agent's schedule on. */
-async function record(deps: RunExecutionDeps, start: RunStart, run: ActiveRun, result: GenerationResult) {
+async function record(
+  deps: RunExecutionDeps,
+  start: RunStart,
+  run: ActiveRun,
+  result: GenerationResult,
+  context: RunContext,
+) {
   const { ledger, guard } = deps;
   const finishedAt = deps.clock.now();
   try {
     let ending: Exclude<GenerationResult, { outcome: "accepted" }>;
     if (result.outcome === "accepted") {
-      const { markdown, citedIds } = renderMemory(result.statements);
+      // A dismissal made while the run was generating: its restatements go now; one made after this read
+      // refuses the version (runAccepted's fence), and the run is tried again.
+      const latest = await ledger.dismissals(start.subjectKey);
+      const late = latest.dismissals.filter((d) => d.seq > context.dismissalSeq);
+      const { statements: drafts, salvaged } = withoutLateDismissals(
+        result.statements,
+        result.salvaged,
+        late,
+      );
+      const statements = stampStatements(
+        drafts,
+        context.previous?.statements ?? null,
+        finishedAt,
+        deps.newStatementId ?? (() => crypto.randomUUID()),
+      );
+      const { markdown, citedIds } = renderMemory(statements);
       const accepted = {
         markdown,
-        statements: result.statements,
+        statements,
         citedItemIds: citedIds,
         generatorModel: result.generatorModel,
         judgeModel: result.judgeModel,
         verdict: result.verdict,
         generatedAt: start.startedAt,
-        salvaged: result.salvaged,
+        salvaged,
+        superseded: result.superseded && result.superseded.length > 0 ? result.superseded : null,
+        dismissalSeq: latest.seq,
       };
-      const written = await guard.write(run.id, () =>
-        ledger.runAccepted(start, accepted, result.stats, finishedAt),
-      );
-      if (!written.written) return;
-      if (written.value.written) {
+      const written =
+        statements.length === 0
+          ? null
+          : await guard.write(run.id, () => ledger.runAccepted(start, accepted, result.stats, finishedAt));
+      if (written && !written.written) return;
+      const refused = written?.value;
+      if (refused?.written) {
         await cacheServedMemory(deps, start.subjectKey, run.id);
         await finish(deps, run.id, { kind: "succeeded" });
         return;
       }
-      ending = failedResult(
-        "cited_item_deleted",
-        "an item the memory cites was deleted during the run",
-        true,
-      );
+      ending =
+        refused === undefined || refused.reason === "statement_dismissed"
+          ? failedResult(
+              "statement_dismissed",
+              "the subject dismissed a statement while the run was generating",
+              true,
+            )
+          : failedResult("cited_item_deleted", "an item the memory cites was deleted during the run", true);
     } else {
       ending = result;
     }
@@ -229,6 +284,35 @@ async function cacheServedMemory(deps: RunExecutionDeps, subjectKey: string, run
   await deps.guard
     .write(runId, () => storeServedMemory(served, subjectKey))
     .catch((error: unknown) => deps.log("warn", "memory_cache_write_failed", subjectKey, error));
+}
+
+/** The accepted statements without those restating a dismissal the generator was not told about. */
+function withoutLateDismissals(
+  statements: Statement[],
+  salvaged: Salvage | null,
+  late: readonly (Dismissal & { seq: number })[],
+): { statements: Statement[]; salvaged: Salvage | null } {
+  if (late.length === 0) return { statements, salvaged };
+  const dropped: DroppedStatement[] = [];
+  const kept = statements.filter((s) => {
+    if (!restatedDismissal(s, late)) return true;
+    dropped.push({
+      section: s.section,
+      text: s.text,
+      reason: "restates a statement the subject dismissed during the run",
+      cause: "dismissed",
+    });
+    return false;
+  });
+  if (dropped.length === 0) return { statements, salvaged };
+  return {
+    statements: kept,
+    salvaged: {
+      kept: kept.length,
+      dropped: (salvaged?.dropped ?? 0) + dropped.length,
+      statements: [...(salvaged?.statements ?? []), ...dropped],
+    },
+  };
 }
 
 /** A run whose lease expired: its ledger row becomes failed; if that was the last attempt, say so. */

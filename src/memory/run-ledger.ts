@@ -1,6 +1,15 @@
 /** The runs ledger's port: what one run writes, from start to end (Postgres in db/pg-run-ledger.ts). */
 import type { RunStats } from "../domain/generation";
-import type { MemoryStatus, RunErrorCode, RunTrigger, Salvage, Statement, Verdict } from "../domain/memory";
+import type {
+  MemoryStatus,
+  RunErrorCode,
+  RunTrigger,
+  Salvage,
+  Statement,
+  SupersededStatement,
+  Verdict,
+} from "../domain/memory";
+import type { Dismissal } from "../domain/statements";
 
 export interface RunStart {
   id: string;
@@ -22,6 +31,13 @@ export interface AcceptedMemory {
   generatedAt: Date;
   /** What was dropped from the draft before it was accepted, or null when nothing was. */
   salvaged: Salvage | null;
+  /** Statements of the previous memory the judge found superseded by newer items (null or empty: none). */
+  superseded?: SupersededStatement[] | null;
+  /**
+   * The newest dismissal the run respected (RunLedger.dismissals' seq): the version is refused if the
+   * subject dismissed anything after it. Absent: not checked.
+   */
+  dismissalSeq?: number;
 }
 
 /** How an unsuccessful run ends, and what the memories row should say about it. */
@@ -39,15 +55,26 @@ export interface RunEnd {
 
 export type AcceptResult =
   | { written: true; versionId: string }
-  | { written: false; reason: "cited_item_deleted" };
+  | { written: false; reason: "cited_item_deleted" | "statement_dismissed" };
+
+/** What the subject dismissed, newest first, and the seq of the newest (0 when none). */
+export interface RunDismissals {
+  dismissals: (Dismissal & { seq: number })[];
+  seq: number;
+}
 
 export interface RunLedger {
   /** Whether material changed since the current memory was generated (the unchanged shortcut); null if none. */
   materialChangedSinceMemory(subjectKey: string): Promise<boolean | null>;
   confirmUnchanged(subjectKey: string, at: Date): Promise<void>;
+  /** The subject's dismissals, which the run must respect (see AcceptedMemory.dismissalSeq). */
+  dismissals(subjectKey: string): Promise<RunDismissals>;
   /** The run's row (running) and the memories row (generating); closes any older row left running. */
   runStarted(run: RunStart): Promise<void>;
-  /** New version + memories pointer + run row, in one atomic batch; refused if a cited item is gone. */
+  /**
+   * New version + memories pointer + run row, in one atomic batch; refused if a cited item is gone, or if
+   * the subject dismissed a statement after `dismissalSeq`.
+   */
   runAccepted(
     run: RunStart,
     memory: AcceptedMemory,

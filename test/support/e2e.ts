@@ -27,7 +27,14 @@ export interface MemoryJson {
   version: string;
   generatedAt: string;
   stale: boolean;
-  statements: { section: string; text: string; citations: ServedCitation[] }[];
+  statements: {
+    id: string;
+    section: string;
+    text: string;
+    citations: ServedCitation[];
+    since: string | null;
+    firstStated: string;
+  }[];
   citations: ServedCitation[];
 }
 

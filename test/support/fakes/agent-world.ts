@@ -1,6 +1,7 @@
 import type { Budgets } from "../../../src/agent/budget";
-import { createGenerator } from "../../../src/agent/generator";
+import { createGenerator, type GeneratorDeps } from "../../../src/agent/generator";
 import type { PreviousMemory } from "../../../src/domain/generation";
+import type { Dismissal } from "../../../src/domain/statements";
 import { FakeClock } from "./fake-clock";
 import { InMemoryItemStore } from "./in-memory-item-store";
 import { ScriptedLlm } from "./scripted-llm";
@@ -98,16 +99,28 @@ export async function generatorHarness(budgets: Partial<Budgets> = {}) {
   const world = await agentWorld();
   const llm = new ScriptedLlm("anthropic:generator-test");
   const judge = new ScriptedLlm("openai:judge-test");
-  const generator = createGenerator({
+  const deps = {
     items: world.store,
     generator: llm,
     judge,
     clock: world.clock,
     budgets: { ...TEST_BUDGETS, ...budgets },
-  });
-  const run = (previous: PreviousMemory | null = null, signal?: AbortSignal) =>
-    generator.generate(
-      { subjectKey: world.alice, runId: crypto.randomUUID(), trigger: previous ? "sweep" : "read", previous },
+  };
+  const generator = createGenerator(deps);
+  /** One run; `options` adds what the subject dismissed, or replaces some of the generator's deps. */
+  const run = (
+    previous: PreviousMemory | null = null,
+    signal?: AbortSignal,
+    options: { dismissed?: Dismissal[]; deps?: Partial<GeneratorDeps> } = {},
+  ) =>
+    (options.deps ? createGenerator({ ...deps, ...options.deps }) : generator).generate(
+      {
+        subjectKey: world.alice,
+        runId: crypto.randomUUID(),
+        trigger: previous ? "sweep" : "read",
+        previous,
+        dismissed: options.dismissed,
+      },
       signal,
     );
   return { ...world, llm, judge, generator, run };

@@ -3,6 +3,7 @@ import type { ItemInput, ItemKind } from "../../../src/domain/item-schema";
 import type {
   ActivityDigest,
   Item,
+  ItemEdge,
   ItemLink,
   ItemStore,
   ItemSummary,
@@ -162,6 +163,18 @@ export class InMemoryItemStore implements ItemStore {
     const item = this.items.get(id);
     if (!item || !this.visible(subjectKey, item)) return [];
     return this.linksOf(subjectKey, id);
+  }
+
+  async edgesOf(subjectKey: string, ids: string[]): Promise<ItemEdge[]> {
+    this.read(subjectKey);
+    const wanted = new Set(ids);
+    const seen = (id: string) => {
+      const item = this.items.get(id);
+      return item !== undefined && this.visible(subjectKey, item);
+    };
+    return this.links
+      .filter((l) => (wanted.has(l.from) || wanted.has(l.to)) && seen(l.from) && seen(l.to))
+      .map((l) => ({ fromId: l.from, toId: l.to, kind: l.kind }));
   }
 
   async topPeople(subjectKey: string, options: { since?: Date; limit: number }) {

@@ -5,7 +5,7 @@
  */
 import type { MemoryStatus, RunErrorCode, Salvage, Statement } from "../../../src/domain/memory";
 import type { CurrentMemory } from "../../../src/memory/memory-reader";
-import type { AcceptedMemory, RunLedger } from "../../../src/memory/run-ledger";
+import type { AcceptedMemory, RunDismissals, RunLedger } from "../../../src/memory/run-ledger";
 
 export interface LedgerRow {
   id: string;
@@ -36,6 +36,8 @@ export class InMemoryRunLedger implements RunLedger {
   readonly memories = new Map<string, MemoryRow>();
   /** Ids of the items that exist (an accepted memory citing another one is refused). */
   readonly items = new Set<string>();
+  /** The dismissals `dismissals()` answers, per subject (newest first). */
+  readonly dismissed = new Map<string, RunDismissals["dismissals"]>();
   readonly calls: Method[] = [];
   private readonly failing = new Set<Method>();
 
@@ -76,6 +78,11 @@ export class InMemoryRunLedger implements RunLedger {
     return row.materialChangedAt !== null && row.materialChangedAt > row.version.generatedAt;
   }
 
+  async dismissals(subjectKey: string): Promise<RunDismissals> {
+    const dismissals = this.dismissed.get(subjectKey) ?? [];
+    return { dismissals, seq: Math.max(0, ...dismissals.map((d) => d.seq)) };
+  }
+
   async confirmUnchanged(subjectKey: string, at: Date) {
     this.call("confirmUnchanged");
     this.row(subjectKey).checkedAt = at;
@@ -106,6 +113,11 @@ export class InMemoryRunLedger implements RunLedger {
   async runAccepted(...[run, memory]: Parameters<RunLedger["runAccepted"]>) {
     this.call("runAccepted");
     const ledger = this.runs.find((r) => r.id === run.id);
+    const seq = Math.max(0, ...(this.dismissed.get(run.subjectKey) ?? []).map((d) => d.seq));
+    if (memory.dismissalSeq !== undefined && seq > memory.dismissalSeq) {
+      if (ledger) Object.assign(ledger, { status: "failed", outcome: "statement_dismissed" });
+      return { written: false as const, reason: "statement_dismissed" as const };
+    }
     if (!memory.citedItemIds.every((id) => this.items.has(id))) {
       if (ledger) Object.assign(ledger, { status: "failed", outcome: "cited_item_deleted" });
       return { written: false as const, reason: "cited_item_deleted" as const };
