@@ -128,9 +128,15 @@ class GetMemoryResponseVariant1StatementCitation(TypedDict):
 
 
 class GetMemoryResponseVariant1Statement(TypedDict):
+    #: Stable while the statement is carried unchanged from version to version
+    id: str
     section: str
     text: str
     citations: List[GetMemoryResponseVariant1StatementCitation]
+    #: The date of its newest cited item
+    since: Optional[str]
+    #: When a version first held it
+    firstStated: str
 
 
 class _GetMemoryResponseVariant1Required(TypedDict):
@@ -162,12 +168,77 @@ class GetMemoryResponseVariant2(_GetMemoryResponseVariant2Required, total=False)
     statements: List[Any]
 
 
-GetMemoryResponse = Union[GetMemoryResponseVariant1, GetMemoryResponseVariant2]
+class _GetMemoryResponseVariant3Required(TypedDict):
+    version: str
+    generatedAt: str
+    #: When the version was written (and became current)
+    createdAt: str
+    asOf: str
+    #: Whether it is still the current version
+    current: bool
+    citations: List[GetMemoryResponseVariant1StatementCitation]
+
+
+class GetMemoryResponseVariant3(_GetMemoryResponseVariant3Required, total=False):
+    #: format=markdown
+    memory: str
+    #: format=json
+    statements: List[GetMemoryResponseVariant1Statement]
+
+
+GetMemoryResponse = Union[GetMemoryResponseVariant1, GetMemoryResponseVariant2, GetMemoryResponseVariant3]
 
 
 class GetMemoryResponse202(TypedDict):
     status: Literal["generating"]
     retryAfter: float
+
+
+class DiffVersionResponseRemovedStatement(TypedDict):
+    #: Stable while the statement is carried unchanged from version to version
+    id: str
+    section: str
+    #: null for a redacted statement: its words are not kept
+    text: Optional[str]
+    citations: List[GetMemoryResponseVariant1StatementCitation]
+    since: Optional[str]
+    firstStated: Optional[str]
+
+
+class DiffVersionResponseRemoved(TypedDict):
+    statement: DiffVersionResponseRemovedStatement
+    #: superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
+    reason: Literal["superseded", "unsupported", "dropped", "redacted", "dismissed"]
+
+
+DiffVersionResponse = TypedDict("DiffVersionResponse", {"from": Optional[str], "to": str, "added": List[GetMemoryResponseVariant1Statement], "removed": List[DiffVersionResponseRemoved], "kept": List[GetMemoryResponseVariant1Statement]})
+
+
+class DismissStatementRequest(TypedDict, total=False):
+    #: Why the statement is wrong, in the subject's words (later runs are shown it)
+    reason: str
+
+
+class DismissStatementResponseDismissal(TypedDict):
+    id: str
+    statementId: str
+    text: str
+    section: str
+    citations: List[GetMemoryResponseVariant1StatementCitation]
+    reason: Optional[str]
+    at: str
+
+
+class DismissStatementResponse(TypedDict):
+    dismissal: DismissStatementResponseDismissal
+    #: The version it was taken out of (the current one)
+    version: str
+    #: The current memory's new ETag
+    etag: str
+
+
+class ListDismissalsResponse(TypedDict):
+    dismissals: List[DismissStatementResponseDismissal]
 
 
 class _RefreshMemoryResponseRequired(TypedDict):
@@ -263,6 +334,18 @@ GetTeamMemoryResponse = GetMemoryResponse
 GetTeamMemoryResponse202 = GetMemoryResponse202
 
 
+DiffTeamVersionResponse = DiffVersionResponse
+
+
+DismissTeamStatementRequest = DismissStatementRequest
+
+
+DismissTeamStatementResponse = DismissStatementResponse
+
+
+ListTeamDismissalsResponse = ListDismissalsResponse
+
+
 RefreshTeamMemoryResponse = RefreshMemoryResponse
 
 
@@ -275,9 +358,16 @@ ListTeamVersionsResponse = ListVersionsResponse
 GetTeamVersionResponse = GetVersionResponse
 
 
+class IssueIngestAddressRequest(TypedDict, total=False):
+    #: Envelope senders whose mail the address accepts: addresses (ada@example.com) or whole domains (@example.com), compared without case. Given, it replaces the address's list (new or existing); omitted, a new address accepts only the token's email claim (none without one) and an existing one keeps its list
+    allowedSenders: List[str]
+
+
 class IssueIngestAddressResponse(TypedDict):
     #: The caller's private address: mail sent or forwarded to it becomes their email item
     address: str
+    #: The envelope senders (addresses, @domains) whose mail it accepts; mail from anyone else is refused. Empty: it accepts none until senders are given
+    allowedSenders: List[str]
 
 
 class _ErrorErrorRequired(TypedDict):

@@ -140,21 +140,40 @@ class Emitter {
 
     const required = new Set((schema.required ?? []) as string[]);
     const fields = Object.entries(properties).map(([prop, propSchema]) => {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prop) || PY_KEYWORDS.has(prop)) {
-        throw new Error(
-          `python-types: property ${JSON.stringify(prop)} of ${className} is not a Python name`,
-        );
+      if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(prop)) {
+        throw new Error(`python-types: property ${JSON.stringify(prop)} of ${className} is not a name`);
       }
       const child = propSchema.type === "array" ? singular(prop) : prop;
-      const line = `    ${prop}: ${this.type(propSchema, `${className}${pascal(child)}`)}`;
+      const typeName = this.type(propSchema, `${className}${pascal(child)}`);
+      const line = `    ${prop}: ${typeName}`;
       const description = typeof propSchema.description === "string" ? propSchema.description : null;
-      return { prop, line: description ? `    #: ${oneLine(description)}\n${line}` : line };
+      return {
+        prop,
+        pythonName: !PY_KEYWORDS.has(prop) && !prop.includes("$"),
+        entry: `${JSON.stringify(prop)}: ${typeName}`,
+        line: description ? `    #: ${oneLine(description)}\n${line}` : line,
+      };
     });
     const doc = typeof schema.description === "string" ? `    """${oneLine(schema.description)}"""\n` : "";
     const mandatory = fields.filter((f) => required.has(f.prop));
     const optional = fields.filter((f) => !required.has(f.prop));
     const body = (list: typeof fields) => list.map((f) => f.line).join("\n");
-    if (optional.length === 0) {
+    // A key that is a Python keyword (e.g. `from`) needs TypedDict's functional form.
+    const functional = (name: string, list: typeof fields, total: boolean) =>
+      `${name} = TypedDict(${JSON.stringify(name)}, {${list.map((f) => f.entry).join(", ")}}${total ? "" : ", total=False"})\n`;
+    if (fields.some((f) => !f.pythonName)) {
+      if (optional.some((f) => !f.pythonName) && mandatory.length > 0) {
+        throw new Error(`python-types: optional keyword property in ${className} beside required ones`);
+      }
+      if (optional.length === 0) this.blocks.push(functional(className, mandatory, true));
+      else if (mandatory.length === 0) this.blocks.push(functional(className, optional, false));
+      else {
+        this.blocks.push(functional(`_${className}Required`, mandatory, true));
+        this.blocks.push(
+          `class ${className}(_${className}Required, total=False):\n${doc}${body(optional)}\n`,
+        );
+      }
+    } else if (optional.length === 0) {
       this.blocks.push(`class ${className}(TypedDict):\n${doc}${body(mandatory)}\n`);
     } else if (mandatory.length === 0) {
       this.blocks.push(`class ${className}(TypedDict, total=False):\n${doc}${body(optional)}\n`);

@@ -128,6 +128,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memory/versions/{id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed in this version against another (default: the version before it)
+         * @description Statement by statement, by statement id: added, kept, and removed with the reason (superseded, unsupported, dropped, redacted, dismissed).
+         */
+        get: operations["diffVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/statements/{id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a statement of the caller's memory
+         * @description Takes the statement out of the current version at once, as a redaction does (new ETag; the edge cache follows before the answer), and records the dismissal: later runs are told, and a draft statement restating it (same normalised text, or the same citations and near-identical words) is dropped.
+         */
+        post: operations["dismissStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/dismissals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's dismissed statements, newest first */
+        get: operations["listDismissals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/dismissals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a dismissal: the statement may return with the next run */
+        delete: operations["withdrawDismissal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/memory/refresh": {
         parameters: {
             query?: never;
@@ -290,6 +364,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{team}/memory/versions/{id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed in this version against another (default: the version before it)
+         * @description Statement by statement, by statement id: added, kept, and removed with the reason (superseded, unsupported, dropped, redacted, dismissed).
+         */
+        get: operations["diffTeamVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team}/memory/statements/{id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a statement of the team's memory (any member)
+         * @description Takes the statement out of the current version at once, as a redaction does (new ETag; the edge cache follows before the answer), and records the dismissal: later runs are told, and a draft statement restating it (same normalised text, or the same citations and near-identical words) is dropped.
+         */
+        post: operations["dismissTeamStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team}/memory/dismissals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's dismissed statements, newest first */
+        get: operations["listTeamDismissals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team}/memory/dismissals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a dismissal: the statement may return with the next run */
+        delete: operations["withdrawTeamDismissal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams/{team}/memory/refresh": {
         parameters: {
             query?: never;
@@ -384,7 +532,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The caller's private inbound-email address (the same one until revoked) */
+        /**
+         * The caller's private inbound-email address (the same one until revoked)
+         * @description Mail to the address is accepted only from the envelope senders it lists (allowedSenders); mail from any other sender is refused with a bounce. Send allowedSenders to set the list, on a new address or an existing one. A new address without a list accepts only the token's email claim, or no sender when the token has none; the answer always carries the list.
+         */
         post: operations["issueIngestAddress"];
         /** Revoke the caller's inbound-email address: mail to it is refused from now on */
         delete: operations["revokeIngestAddress"];
@@ -404,7 +555,7 @@ export interface paths {
         put?: never;
         /**
          * The MCP server (Streamable HTTP, stateless; 2026-07-28 and 2025 protocol revisions)
-         * @description JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory, search_items, get_item, remember and forget_item (items:write), refresh_memory; get_memory, refresh_memory and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 insufficient_scope; browser Origins must be allowed.
+         * @description JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory (asOf for a past version), diff_memory, search_items, get_item, remember, forget_item and dismiss_statement (items:write), refresh_memory; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 insufficient_scope; browser Origins must be allowed.
          */
         post: operations["mcp"];
         delete?: never;
@@ -932,6 +1083,8 @@ export interface operations {
                 wait?: number;
                 /** @description markdown, or statements as JSON */
                 format?: "markdown" | "json";
+                /** @description The version that was current at this instant (redactions and dismissals applied); no wait */
+                asOf?: string;
             };
             header?: {
                 "If-None-Match"?: string;
@@ -941,7 +1094,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The memory (ETag = version), or empty: true while there is no item to remember */
+            /** @description The memory (ETag = version), or empty: true while there is no item to remember; with asOf, the version current then */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -952,6 +1105,8 @@ export interface operations {
                         memory?: string;
                         /** @description format=json */
                         statements?: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
                             section: string;
                             text: string;
                             citations: {
@@ -960,6 +1115,13 @@ export interface operations {
                                 title: string | null;
                                 occurredAt: string | null;
                             }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -987,6 +1149,48 @@ export interface operations {
                         /** @constant */
                         empty: true;
                         citations: unknown[];
+                    } | {
+                        /** @description format=markdown */
+                        memory?: string;
+                        /** @description format=json */
+                        statements?: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
+                            section: string;
+                            text: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
+                        }[];
+                        /** Format: uuid */
+                        version: string;
+                        /** Format: date-time */
+                        generatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When the version was written (and became current)
+                         */
+                        createdAt: string;
+                        /** Format: date-time */
+                        asOf: string;
+                        /** @description Whether it is still the current version */
+                        current: boolean;
+                        citations: {
+                            id: string;
+                            kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                            title: string | null;
+                            occurredAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -1010,7 +1214,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad wait or format */
+            /** @description Bad wait, format or asOf */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1030,6 +1234,389 @@ export interface operations {
             };
             /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no_memory_at: there was no memory at asOf */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    diffVersion: {
+        parameters: {
+            query?: {
+                /** @description The version to compare with (default: the one before) */
+                against?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Version id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The older version (null: the first version, compared with nothing) */
+                        from: string | null;
+                        /** Format: uuid */
+                        to: string;
+                        added: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
+                            section: string;
+                            text: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
+                        }[];
+                        removed: {
+                            statement: {
+                                /** @description Stable while the statement is carried unchanged from version to version */
+                                id: string;
+                                section: string;
+                                /** @description null for a redacted statement: its words are not kept */
+                                text: string | null;
+                                citations: {
+                                    id: string;
+                                    kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                    title: string | null;
+                                    occurredAt: string | null;
+                                }[];
+                                since: string | null;
+                                firstStated: string | null;
+                            };
+                            /**
+                             * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
+                             * @enum {string}
+                             */
+                            reason: "superseded" | "unsupported" | "dropped" | "redacted" | "dismissed";
+                        }[];
+                        kept: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
+                            section: string;
+                            text: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such version */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dismissStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Statement id (statements[].id of ?format=json) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Why the statement is wrong, in the subject's words (later runs are shown it) */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Dismissed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dismissal: {
+                            /** Format: uuid */
+                            id: string;
+                            statementId: string;
+                            text: string;
+                            section: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            reason: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description The version it was taken out of (the current one)
+                         */
+                        version: string;
+                        /** @description The current memory's new ETag */
+                        etag: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such statement in the current memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid reason */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDismissals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dismissals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dismissals: {
+                            /** Format: uuid */
+                            id: string;
+                            statementId: string;
+                            text: string;
+                            section: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            reason: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    withdrawDismissal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dismissal id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such dismissal */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1846,6 +2433,8 @@ export interface operations {
                 wait?: number;
                 /** @description markdown, or statements as JSON */
                 format?: "markdown" | "json";
+                /** @description The version that was current at this instant (redactions and dismissals applied); no wait */
+                asOf?: string;
             };
             header?: {
                 "If-None-Match"?: string;
@@ -1858,7 +2447,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The memory (ETag = version), or empty: true while there is no item to remember */
+            /** @description The memory (ETag = version), or empty: true while there is no item to remember; with asOf, the version current then */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1869,6 +2458,8 @@ export interface operations {
                         memory?: string;
                         /** @description format=json */
                         statements?: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
                             section: string;
                             text: string;
                             citations: {
@@ -1877,6 +2468,13 @@ export interface operations {
                                 title: string | null;
                                 occurredAt: string | null;
                             }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -1904,6 +2502,48 @@ export interface operations {
                         /** @constant */
                         empty: true;
                         citations: unknown[];
+                    } | {
+                        /** @description format=markdown */
+                        memory?: string;
+                        /** @description format=json */
+                        statements?: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
+                            section: string;
+                            text: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
+                        }[];
+                        /** Format: uuid */
+                        version: string;
+                        /** Format: date-time */
+                        generatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When the version was written (and became current)
+                         */
+                        createdAt: string;
+                        /** Format: date-time */
+                        asOf: string;
+                        /** @description Whether it is still the current version */
+                        current: boolean;
+                        citations: {
+                            id: string;
+                            kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                            title: string | null;
+                            occurredAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -1927,7 +2567,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad wait or format */
+            /** @description Bad wait, format or asOf */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1954,7 +2594,399 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no_memory_at: there was no memory at asOf; not_found: no such team among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    diffTeamVersion: {
+        parameters: {
+            query?: {
+                /** @description The version to compare with (default: the one before) */
+                against?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Team id: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                team: string;
+                /** @description Version id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The older version (null: the first version, compared with nothing) */
+                        from: string | null;
+                        /** Format: uuid */
+                        to: string;
+                        added: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
+                            section: string;
+                            text: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
+                        }[];
+                        removed: {
+                            statement: {
+                                /** @description Stable while the statement is carried unchanged from version to version */
+                                id: string;
+                                section: string;
+                                /** @description null for a redacted statement: its words are not kept */
+                                text: string | null;
+                                citations: {
+                                    id: string;
+                                    kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                    title: string | null;
+                                    occurredAt: string | null;
+                                }[];
+                                since: string | null;
+                                firstStated: string | null;
+                            };
+                            /**
+                             * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
+                             * @enum {string}
+                             */
+                            reason: "superseded" | "unsupported" | "dropped" | "redacted" | "dismissed";
+                        }[];
+                        kept: {
+                            /** @description Stable while the statement is carried unchanged from version to version */
+                            id: string;
+                            section: string;
+                            text: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            /** @description The date of its newest cited item */
+                            since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a version first held it
+                             */
+                            firstStated: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such version, or no such team among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dismissTeamStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Team id: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                team: string;
+                /** @description Statement id (statements[].id of ?format=json) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Why the statement is wrong, in the subject's words (later runs are shown it) */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Dismissed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dismissal: {
+                            /** Format: uuid */
+                            id: string;
+                            statementId: string;
+                            text: string;
+                            section: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            reason: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description The version it was taken out of (the current one)
+                         */
+                        version: string;
+                        /** @description The current memory's new ETag */
+                        etag: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such statement in the current memory, or no such team among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid reason */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTeamDismissals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Team id: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                team: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dismissals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dismissals: {
+                            /** Format: uuid */
+                            id: string;
+                            statementId: string;
+                            text: string;
+                            section: string;
+                            citations: {
+                                id: string;
+                                kind: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note") | null;
+                                title: string | null;
+                                occurredAt: string | null;
+                            }[];
+                            reason: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such team among the caller's teams */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    withdrawTeamDismissal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Team id: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                team: string;
+                /** @description Dismissal id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such dismissal, or no such team among the caller's */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2347,9 +3379,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Envelope senders whose mail the address accepts: addresses (ada@example.com) or whole domains (@example.com), compared without case. Given, it replaces the address's list (new or existing); omitted, a new address accepts only the token's email claim (none without one) and an existing one keeps its list */
+                    allowedSenders?: string[];
+                };
+            };
+        };
         responses: {
-            /** @description The existing address */
+            /** @description The existing address (with its list, changed if one was sent) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2358,6 +3397,8 @@ export interface operations {
                     "application/json": {
                         /** @description The caller's private address: mail sent or forwarded to it becomes their email item */
                         address: string;
+                        /** @description The envelope senders (addresses, @domains) whose mail it accepts; mail from anyone else is refused. Empty: it accepts none until senders are given */
+                        allowedSenders: string[];
                     };
                 };
             };
@@ -2370,7 +3411,18 @@ export interface operations {
                     "application/json": {
                         /** @description The caller's private address: mail sent or forwarded to it becomes their email item */
                         address: string;
+                        /** @description The envelope senders (addresses, @domains) whose mail it accepts; mail from anyone else is refused. Empty: it accepts none until senders are given */
+                        allowedSenders: string[];
                     };
+                };
+            };
+            /** @description The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
@@ -2384,6 +3436,24 @@ export interface operations {
             };
             /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An allowed sender that is neither an address nor an @domain, or more than 100 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
