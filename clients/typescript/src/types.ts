@@ -33,7 +33,9 @@ export type Item = JsonOf<"getItem", 200>;
 
 type MemoryBody = JsonOf<"getMemory", 200>;
 /** A memory (markdown in `memory`, or `statements` with format json). */
-export type MemoryDocument = Exclude<MemoryBody, { empty: true }>;
+export type MemoryDocument = Exclude<MemoryBody, { empty: true } | { asOf: string }>;
+/** The memory as it was at an instant (GET /memory?asOf=). */
+export type PastMemory = Extract<MemoryBody, { asOf: string }>;
 /** The subject can see no item yet: nothing to remember, no run asked for. */
 export type EmptyMemory = Extract<MemoryBody, { empty: true }>;
 export type Citation = MemoryDocument["citations"][number];
