@@ -32,11 +32,13 @@ export function createPgWorkspaceStore(db: Db): WorkspaceStore {
     async admit(workspaceId, userId) {
       const key = userKey(workspaceId, userId);
       // One round trip: the insert registers a newcomer; the second branch reads an existing member (a
-      // data-modifying CTE's rows are not visible to the same statement, so exactly one branch answers).
+      // data-modifying CTE's rows are not visible to the same statement, so at most one branch answers).
+      // No conflict target: the row is unique twice (member_key, and workspace_id with user_id), and two
+      // first requests racing must both do nothing on either index rather than fail on the other one.
       const found = await db.execute(sql`
         with ins as (
           insert into workspace_members (member_key, workspace_id, user_id) values (${key}, ${workspaceId}, ${userId})
-          on conflict (member_key) do nothing returning removed_at)
+          on conflict do nothing returning removed_at)
         select removed_at from ins union all select removed_at from workspace_members where member_key = ${key}`);
       return found.rows[0]?.removed_at ? "removed" : "member";
     },
