@@ -71,12 +71,14 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
         "forget_item",
         "get_item",
         "get_memory",
+        "list_dismissals",
         "refresh_memory",
         "remember",
         "search_items",
+        "withdraw_dismissal",
       ].sort(),
     );
-    for (const name of ["get_memory", "search_items", "get_item", "diff_memory"]) {
+    for (const name of ["get_memory", "search_items", "get_item", "diff_memory", "list_dismissals"]) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     }
     expect(byName.forget_item!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
@@ -98,6 +100,8 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
       remember: ["text"],
       forget_item: ["id"],
       dismiss_statement: ["id"],
+      list_dismissals: [],
+      withdraw_dismissal: ["id"],
       diff_memory: [],
     });
 

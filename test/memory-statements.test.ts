@@ -18,6 +18,7 @@ import { READ_WRITE, tokenFor } from "./support/auth";
 import { fakeLlm } from "./support/fake-llm-control";
 import { FakeClock } from "./support/fakes/fake-clock";
 import { type ItemPayload, item, warmUpWorker } from "./support/items";
+import { connectClient } from "./support/mcp-clients";
 import { clearAlarm, overrideAgentOf, runAlarm, services, testDb } from "./support/memory-agent";
 import { registerMembersIn } from "./support/workspaces";
 
@@ -394,6 +395,72 @@ describe.each(["user", "team"] as const)("a %s memory's statements over time", (
     ).toEqual([]);
     await s.run(all);
     expect(textsOf(await s.read())).toContain(review.text);
+  });
+
+  it("over MCP: dismisses a statement, keeps it out of the next refresh, lists it, withdraws it, and erases it with the subject", async () => {
+    const s = await setUp(kind);
+    const all = ["## Current projects", s.lines.standup, s.lines.review, s.lines.mentor];
+    await s.run(all, true);
+    const review = byText(await s.read(), "Reviews every ledger pull request before it merges");
+    const member = kind === "team" ? "ben" : "ada";
+    const mcp = await connectClient("modern", {
+      token: await tokenFor(member, READ_WRITE, { org_id: s.ws }),
+    });
+    const team = kind === "team" ? { team: "kestrel" } : {};
+    try {
+      const dismissed = await mcp.callTool("dismiss_statement", {
+        ...team,
+        id: review.id,
+        reason: "Omar does",
+      });
+      expect(dismissed.isError).toBeFalsy();
+      const dismissalId = (dismissed.structuredContent!.dismissal as { id: string }).id;
+      expect(textsOf(await s.read())).not.toContain(review.text);
+
+      // The next refresh restates it word for word; the run drops it.
+      await s.run(all);
+      const read = await mcp.callTool("get_memory", { ...team, format: "json" });
+      expect((read.structuredContent!.statements as { text: string }[]).map((st) => st.text)).toEqual([
+        "Runs the weekly platform standup on Mondays",
+        "Mentors two new engineers on the platform team",
+      ]);
+      const listed = await mcp.callTool("list_dismissals", { ...team });
+      expect(listed.structuredContent).toMatchObject({
+        dismissals: [{ id: dismissalId, statementId: review.id, reason: "Omar does" }],
+      });
+
+      // Withdrawn: listed no more, and the next run states it again.
+      const withdrawn = await mcp.callTool("withdraw_dismissal", { ...team, id: dismissalId });
+      expect(withdrawn.structuredContent).toEqual({ id: dismissalId, withdrawn: true });
+      const twice = await mcp.callTool("withdraw_dismissal", { ...team, id: dismissalId });
+      expect(twice.structuredContent).toMatchObject({ error: { code: "not_found" } });
+      expect((await mcp.callTool("list_dismissals", { ...team })).structuredContent).toEqual({
+        dismissals: [],
+      });
+      await s.run(all);
+      expect(textsOf(await s.read())).toContain(review.text);
+
+      // Dismissed again, then the subject is erased: its dismissals go with it.
+      const again = byText(await s.read(), review.text);
+      expect((await mcp.callTool("dismiss_statement", { ...team, id: again.id })).isError).toBeFalsy();
+      const count = async () =>
+        Number(
+          (
+            await testDb().execute(
+              sql`select count(*) as n from memory_dismissals where subject_id = ${s.key}`,
+            )
+          ).rows[0]!.n,
+        );
+      expect(await count()).toBe(1);
+      const erase =
+        kind === "user"
+          ? await s.send("ada", "DELETE", "/me")
+          : await s.send("root", "DELETE", "/teams/kestrel", undefined, [...READ_WRITE, "admin"]);
+      expect(erase.status).toBe(204);
+      expect(await count()).toBe(0);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("shows a redacted statement in a diff without its words, and drops a dismissal citing an item the subject loses", async () => {

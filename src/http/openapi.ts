@@ -340,8 +340,8 @@ function paths(): Record<string, Record<string, Operation>> {
         summary: "The MCP server (Streamable HTTP, stateless; 2026-07-28 and 2025 protocol revisions)",
         description:
           "JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory (asOf for a past version), " +
-          "diff_memory, search_items, get_item, remember, forget_item and dismiss_statement (items:write), " +
-          "refresh_memory; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
+          "diff_memory, search_items, get_item, list_dismissals, remember, forget_item, dismiss_statement and " +
+          "withdraw_dismissal (items:write), refresh_memory; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
           "memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 " +
           "insufficient_scope; browser Origins must be allowed.",
         requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },

@@ -1,21 +1,17 @@
 /**
  * Writing to the caller's workspace over MCP (scope `items:write`): `remember` stores a note from the agent
  * (source `mcp`) through the same ingest path and item schema as POST /items, so it reaches the next memory;
- * `forget_item` deletes an item the caller owns with the same redaction as DELETE /items/:id;
- * `dismiss_statement` takes one statement the user knows is wrong out of their (or a team's) memory, as
- * POST /memory/statements/:id/dismiss does, and later runs do not state it again.
+ * `forget_item` deletes an item the caller owns with the same redaction as DELETE /items/:id.
  */
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ingestItems, removeItem } from "../app/items";
-import { dismissStatement, MAX_DISMISSAL_REASON_CHARS } from "../app/statements";
 import { AppError } from "../domain/errors";
 import { ITEM_KINDS, itemInputSchema } from "../domain/item-schema";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
-import { subjectOf, teamArgument } from "./subject";
 import { toolInput, validArguments } from "./tool-input";
-import { guarded, jsonSafe, orToolError, toolSuccess } from "./tool-result";
+import { guarded, orToolError, toolSuccess } from "./tool-result";
 
 export const MCP_SOURCE = "mcp";
 const MAX_NOTE_CHARS = 50_000;
@@ -106,68 +102,6 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
           deleted
             ? `Deleted item ${id}; memory statements citing it are gone.`
             : `Removed the user from the share of item ${id}; their memory no longer cites it.`,
-        );
-      }),
-  );
-}
-
-export function registerDismissTool(server: McpServer, context: McpContext): void {
-  const { services } = context;
-  server.registerTool(
-    "dismiss_statement",
-    {
-      title: "Dismiss a wrong statement from the memory",
-      description:
-        "Removes one statement of the user's memory that the user says is wrong or out of date (its id is in " +
-        "get_memory with format json), at once, and records the dismissal so later refreshes do not state " +
-        "it again; the items it cites stay. With team: a statement of a team's memory the user belongs to. " +
-        "Only when the user asks for it.",
-      inputSchema: toolInput(
-        z.object({
-          id: z
-            .string()
-            .min(1)
-            .max(200)
-            .describe("The statement's id (statements[].id of get_memory, format json)"),
-          reason: z
-            .string()
-            .max(MAX_DISMISSAL_REASON_CHARS)
-            .optional()
-            .describe("Why it is wrong, in the user's words"),
-          team: teamArgument,
-        }),
-      ),
-      outputSchema: orToolError(
-        z.object({
-          dismissal: z.object({
-            id: z.string(),
-            statementId: z.string(),
-            text: z.string(),
-            section: z.string(),
-            citations: z.array(z.looseObject({ id: z.string() })),
-            reason: z.string().nullable(),
-            at: z.string(),
-          }),
-          version: z.string(),
-          etag: z.string(),
-        }),
-      ),
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
-      scopeChallenge: needsScope(context.caller, "items:write"),
-    },
-    (args) =>
-      guarded(context, async () => {
-        const { id, reason, team } = validArguments(args);
-        const subject = await subjectOf(context, team);
-        const result = await dismissStatement(services, subject, id, reason?.trim() || null);
-        return toolSuccess(
-          jsonSafe(result),
-          `Dismissed "${result.dismissal.text}" (dismissal ${result.dismissal.id}); later runs will not state it again.`,
         );
       }),
   );
