@@ -1,7 +1,7 @@
 /**
  * Building the page: every string goes in as text (a Text node or textContent), never as markup, because
  * titles, bodies and names are written by other people. This module is the only place that creates
- * elements from data; nothing in the console assigns innerHTML.
+ * elements from data; nothing in the console parses a string as markup.
  */
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The signed-in user's token: taken from the `#token=` fragment of a sign-in link (which never reaches the
- * server), kept in sessionStorage only (gone when the tab closes; never localStorage, never a cookie).
+ * server), kept in sessionStorage only (gone when the tab closes; never local storage, never a cookie).
  */
 const KEY = "unified-memory.token";
 

@@ -53,10 +53,10 @@ export function renderShell(name, who) {
     who
       ? el(
           "search",
-          { class: "header-search" },
+          { class: "header-search", "aria-label": "Search items" },
           el(
             "form",
-            { method: "get", action: searchPage(), role: "search", "aria-label": "Search items" },
+            { method: "get", action: searchPage() },
             el("label", { for: "header-q", class: "visually-hidden" }, "Search items"),
             el("input", {
               type: "search",
