@@ -9,8 +9,9 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { signDevToken } from "../../scripts/lib/token";
+import { endUserIdOf } from "../../src/agent/end-user";
 import { type Browser, launchBrowser } from "../support/node/browser";
-import { type DevCommand, startDevCommand } from "../support/node/dev-command";
+import { type DevCommand, fakeLlmControl, startDevCommand } from "../support/node/dev-command";
 
 const SECRET = "console-test-secret-that-is-long-enough-0123456789";
 const SHOTS = `${ROOT}bench/results/console`;
@@ -27,7 +28,9 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  dev = await startDevCommand(["--fake-llm", "--demo"], SECRET);
+  // One attempt a run, so a memory whose generation fails shows as failing at once (the default retries
+  // with backoff for minutes).
+  dev = await startDevCommand(["--fake-llm", "--demo", "--var", "MAX_RUN_ATTEMPTS=1"], SECRET);
   const deadline = Date.now() + 150_000;
   while (!dev.output().includes("demo workspace loaded")) {
     if (Date.now() > deadline) throw new Error(`the demo workspace did not load:\n${dev.output()}`);
@@ -60,11 +63,11 @@ const linkFor = (user: string) => `${dev.url}/console#token=${signDevToken(SECRE
 const poll = <T>(read: () => Promise<T>, message?: string) =>
   expect.poll(read, { timeout: 20_000, interval: 100, ...(message ? { message } : {}) });
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-const api = (path: string, init: RequestInit = {}) =>
+const api = (path: string, init: RequestInit = {}, user = "ada") =>
   fetch(`${dev.url}${path}`, {
     ...init,
     headers: {
-      authorization: `Bearer ${signDevToken(SECRET, "ada")}`,
+      authorization: `Bearer ${signDevToken(SECRET, user)}`,
       "content-type": "application/json",
       ...init.headers,
     },
@@ -119,6 +122,38 @@ describe("the console in Chromium", () => {
     await shot(page, "memory-generating");
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
     await poll(() => page.locator(".generating").count()).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it("says when there is nothing to remember, and when generation is failing and why", async () => {
+    const newcomer = await signedIn(linkFor("console-newcomer"));
+    await poll(() => newcomer.locator(".memory-status").textContent()).toContain("Nothing to remember yet");
+    await newcomer.close();
+
+    const user = "console-failing";
+    await fakeLlmControl(dev.fakeLlmUrl!, "faults", {
+      match: await endUserIdOf(user),
+      fault: { kind: "server_error", status: 500 },
+      times: 50,
+    });
+    const note = {
+      source: "notes",
+      externalId: "failing-1",
+      kind: "note",
+      body: "Anything at all",
+      occurredAt: "2026-11-30T10:00:00Z",
+    };
+    expect(
+      (await api("/items", { method: "POST", body: JSON.stringify({ items: [note] }) }, user)).status,
+    ).toBe(200);
+    const page = await signedIn(linkFor(user));
+    const failing = page.locator(".memory-status .notice-error");
+    await failing.waitFor({ timeout: MEMORY_READY_MS });
+    await poll(() => failing.textContent()).toContain("Memory generation is failing");
+    await poll(() => failing.textContent()).toContain("generation_failing");
+    await shot(page, "memory-failing");
+    await page.goto(`${dev.url}/console/runs`);
+    await poll(() => page.locator("table.runs tbody").textContent()).toContain("failed");
     await page.close();
   }, 120_000);
 
