@@ -29,8 +29,11 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   // One attempt a run, so a memory whose generation fails shows as failing at once (the default retries
-  // with backoff for minutes).
-  dev = await startDevCommand(["--fake-llm", "--demo", "--var", "MAX_RUN_ATTEMPTS=1"], SECRET);
+  // with backoff for minutes); no minimum interval between runs, so a refresh runs at once.
+  dev = await startDevCommand(
+    ["--fake-llm", "--demo", "--var", "MAX_RUN_ATTEMPTS=1", "--var", "MIN_REFRESH_INTERVAL_MINUTES=0"],
+    SECRET,
+  );
   const deadline = Date.now() + 150_000;
   while (!dev.output().includes("demo workspace loaded")) {
     if (Date.now() > deadline) throw new Error(`the demo workspace did not load:\n${dev.output()}`);
@@ -154,6 +157,24 @@ describe("the console in Chromium", () => {
     await shot(page, "memory-failing");
     await page.goto(`${dev.url}/console/runs`);
     await poll(() => page.locator("table.runs tbody").textContent()).toContain("failed");
+    await page.close();
+  }, 120_000);
+
+  it("refreshes a memory and follows the run until it ends", async () => {
+    const page = await signedIn(linkFor("eli"));
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    const runsBefore = ((await (await api("/memory/runs", {}, "eli")).json()) as { runs: unknown[] }).runs
+      .length;
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await poll(() => page.locator(".memory-status").textContent()).toMatch(
+      /The refresh (succeeded|rejected)/,
+    );
+    await page.locator(".statement").first().waitFor();
+    const { runs } = (await (await api("/memory/runs", {}, "eli")).json()) as {
+      runs: { trigger: string; status: string }[];
+    };
+    expect(runs.length).toBe(runsBefore + 1);
+    expect(runs[0]).toMatchObject({ trigger: "manual" });
     await page.close();
   }, 120_000);
 

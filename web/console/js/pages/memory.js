@@ -2,7 +2,7 @@
  * The memory page: the user's (or a team's) memory, statement by statement with its citations; what state
  * it is in (generating with the run's progress, empty, stale, failing with the reason); refresh; dismiss.
  */
-/** @import { MemoryDocument, EmptyMemory, Generating, Statement, RunsPage } from "../../../../clients/typescript/src/types.js" */
+/** @import { MemoryDocument, EmptyMemory, Generating, Statement, Run, RunsPage } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { ApiError, call, getJson } from "../api.js";
 import { el, notice, replace, time } from "../dom.js";
@@ -14,6 +14,10 @@ import { bySection, statementItem } from "../statements.js";
 const WAIT_SECONDS = 5;
 /** Polls before the page stops following a run (about five minutes). */
 const MAX_POLLS = 60;
+/** How often a refresh's run is looked at. */
+const FOLLOW_INTERVAL_MS = 2500;
+/** @type {readonly string[]} */
+const FINISHED = ["succeeded", "rejected", "failed"];
 
 /** @param {PageContext} context */
 export async function renderMemory({ main, subject, who }) {
@@ -140,12 +144,33 @@ export async function renderMemory({ main, subject, who }) {
     }
   }
 
+  /** Asks for a run now and follows it (the ledger's newest run) until it ends, then shows the memory. */
+  async function refreshAndFollow() {
+    const before = await newestRun(subject.api);
+    await call("POST", `${subject.api}/refresh`);
+    for (let poll = 0; poll < MAX_POLLS * 2; poll++) {
+      const run = await newestRun(subject.api);
+      const ours = run && run.id !== before?.id ? run : null;
+      if (ours && FINISHED.includes(ours.status)) {
+        await load();
+        status.prepend(
+          notice(
+            ours.status === "succeeded" ? "info" : "warning",
+            `The refresh ${ours.status}${typeof ours.errorCode === "string" ? ` (${ours.errorCode})` : ""}.`,
+          ),
+        );
+        return;
+      }
+      replace(status, progressView("Refreshing the memory…", ours, "Queued."));
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+    }
+    replace(status, notice("warning", "The run is still going. Reload the page later to see the memory."));
+  }
+
   refresh.addEventListener("click", async () => {
     refresh.disabled = true;
     try {
-      await call("POST", `${subject.api}/refresh`);
-      say("A refresh was asked for: a run is queued.");
-      await load();
+      await refreshAndFollow();
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         replace(
@@ -166,20 +191,40 @@ export async function renderMemory({ main, subject, who }) {
 }
 
 /**
+ * The newest run of the memory's ledger (null: none yet).
+ * @param {string} api
+ */
+async function newestRun(api) {
+  const { runs } = /** @type {RunsPage} */ (await getJson(`${api}/runs`, { limit: 1 }));
+  return runs[0] ?? null;
+}
+
+/**
  * A memory being generated: an indeterminate progress bar and what the newest run is doing.
  * @param {string} api
  * @param {Generating} generating
  */
 async function progress(api, generating) {
-  const { runs } = /** @type {RunsPage} */ (await getJson(`${api}/runs`, { limit: 1 }));
-  const run = runs[0];
+  return progressView(
+    "Generating the memory…",
+    await newestRun(api),
+    `Queued; checking again in ${generating.retryAfter} s.`,
+  );
+}
+
+/**
+ * @param {string} label
+ * @param {Run | null} run the run being followed, once the ledger has it
+ * @param {string} waiting what to say before it has
+ */
+function progressView(label, run, waiting) {
   const doing = run
     ? `Run ${run.status}${run.status === "running" ? `: ${run.turns ?? 0} turns, ${run.toolCalls ?? 0} tool calls so far` : ""} (attempt ${run.attempt}).`
-    : `Queued; checking again in ${generating.retryAfter} s.`;
+    : waiting;
   return el(
     "div",
     { class: "generating", role: "status" },
-    el("label", { for: "generation-progress" }, "Generating the memory…"),
+    el("label", { for: "generation-progress" }, label),
     el("progress", { id: "generation-progress" }),
     el("p", { class: "muted" }, doing),
   );
