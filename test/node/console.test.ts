@@ -4,7 +4,7 @@
  * citation followed to its item, a version's diff, a dismissal, a search, a hostile item title, and the
  * Content-Security-Policy. Every page is kept as a screenshot under bench/results/console/.
  */
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
@@ -190,6 +190,14 @@ describe("the console in Chromium", () => {
     await poll(() => page.locator(".diff h3").first().textContent()).toMatch(/^Added \(\d+\)$/);
     expect(await page.locator(".diff .statement").count()).toBeGreaterThan(0);
     await shot(page, "versions-diff");
+
+    // The memory as of a date: now (in the browser's time zone, which is this machine's).
+    const now = new Date(Date.now() + 60_000);
+    const local = new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel("Date and time").fill(local);
+    await page.getByRole("button", { name: "Show" }).click();
+    await poll(() => page.locator("#as-of-title + form + div").textContent()).toContain("still current");
+    expect(await page.locator("#as-of-title + form + div .statement").count()).toBeGreaterThan(0);
     await page.close();
   }, 120_000);
 
@@ -312,19 +320,27 @@ describe("the console in Chromium", () => {
   it("renders every page without an error, at 360 px too, with a visible focus from the keyboard", async () => {
     const page = await signedIn();
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
-    const pages: [string, string, string][] = [
+    const pages: (readonly [string, string, string])[] = [
       ["runs", "/console/runs", "table.runs tbody tr"],
       ["teams", "/console/teams", ".card"],
       ["team-memory", "/console/?team=payments", ".statement"],
       ["members", "/console/members", "tbody tr"],
       ["admin-teams", "/console/admin-teams", "tbody tr"],
     ];
-    for (const [name, path, ready] of pages) {
+    const loadMs: Record<string, number> = {};
+    for (const [name, path, ready] of [["memory", "/console/", ".statement"] as const, ...pages]) {
+      const startedAt = Date.now();
       await page.goto(`${dev.url}${path}`);
       await page.locator(ready).first().waitFor({ timeout: MEMORY_READY_MS });
+      loadMs[name] = Date.now() - startedAt;
       await poll(() => page.locator(".notice-error").count(), name).toBe(0);
-      await shot(page, name);
+      if (name !== "memory") await shot(page, name);
     }
+    // What a page takes from navigation to its content on the dev server (a record, kept with the screenshots).
+    writeFileSync(
+      `${SHOTS}/load-times.json`,
+      `${JSON.stringify({ at: new Date().toISOString(), loadMs }, null, 2)}\n`,
+    );
     await poll(() => page.locator("tbody").textContent()).toContain("ben");
 
     await page.setViewportSize({ width: 360, height: 780 });
