@@ -71,11 +71,18 @@ export async function renderMembers({ main, who }) {
                   {
                     type: "button",
                     "aria-label": `Remove ${member.userId}`,
-                    onclick: () =>
-                      act(
+                    onclick: () => {
+                      if (
+                        !confirm(
+                          `Remove ${member.userId} from the workspace? Their token is refused until an admin adds them back.`,
+                        )
+                      )
+                        return;
+                      void act(
                         () => call("DELETE", `/members/${encodeURIComponent(member.userId)}`),
                         `Removed ${member.userId}.`,
-                      ),
+                      );
+                    },
                   },
                   "Remove",
                 ),
