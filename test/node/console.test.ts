@@ -289,6 +289,29 @@ describe("the console in Chromium", () => {
     await page.close();
   });
 
+  it("lets an admin add a member and create a team with them, which then shows among the user's teams", async () => {
+    const page = await signedIn();
+    await page.goto(`${dev.url}/console/members`);
+    await page.locator("tbody tr").first().waitFor();
+    await page.getByLabel("User id").fill("console-newhire");
+    await page.getByRole("button", { name: "Add member" }).click();
+    await poll(() => page.locator("tbody").textContent()).toContain("console-newhire");
+
+    await page.goto(`${dev.url}/console/admin-teams`);
+    await page.locator("tbody tr").first().waitFor();
+    await page.getByLabel("Team id").fill("console-crew");
+    await page.getByLabel("Name").fill("Console crew");
+    await page.getByLabel("Members (user ids, comma-separated)").fill("ada, console-newhire");
+    await page.getByRole("button", { name: "Save team" }).click();
+    await poll(() => page.locator("tbody").textContent()).toContain("Console crew");
+    await poll(() => page.locator("tbody").textContent()).toContain("ada, console-newhire");
+
+    await page.goto(`${dev.url}/console/teams`);
+    await poll(() => page.locator(".cards").textContent()).toContain("Console crew");
+    expect(await page.locator('.cards a[href="/console/?team=console-crew"]').count()).toBe(1);
+    await page.close();
+  });
+
   it("serves every console file with a strict Content-Security-Policy, which the browser enforces", async () => {
     for (const path of [
       "/console",
