@@ -97,6 +97,15 @@ describe("the console in Chromium", () => {
     await page.close();
   });
 
+  it("offers only what a read-only token may do: no dismissal, no admin pages", async () => {
+    const page = await signedIn(`${dev.url}/console#token=${signDevToken(SECRET, "ben", ["memory:read"])}`);
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    expect(await page.getByRole("button", { name: /^Dismiss/ }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Members" }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Runs" }).count()).toBeGreaterThan(0);
+    await page.close();
+  }, 120_000);
+
   it("shows ada's memory by section, and a citation leads to the cited item's page", async () => {
     const page = await signedIn();
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
