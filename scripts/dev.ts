@@ -63,10 +63,13 @@ async function main() {
 }
 
 function printHelp({ url, secret }: Stack) {
+  const token = signDevToken(secret, "ada");
   console.log(`
 [dev] unified-memory is running at ${url}
+[dev] the console, signed in as "ada" (the token rides in the fragment, which never reaches the server):
+${url}/console#token=${token}
 [dev] a token for user "ada" (all scopes; another: npm run -s token -- <userId> [scopes] [--workspace <id>]):
-${signDevToken(secret, "ada")}
+${token}
 
   TOKEN=$(npm run -s token -- ada)
   curl ${url}/health

@@ -1,0 +1,411 @@
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core) against
+ * `npm run dev -- --fake-llm --demo`, as a new user meets it: the printed sign-in link, ada's memory, a
+ * citation followed to its item, a version's diff, a dismissal, a search, a hostile item title, and the
+ * Content-Security-Policy. Every page is kept as a screenshot under bench/results/console/.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../scripts/lib/dev-secret";
+import { signDevToken } from "../../scripts/lib/token";
+import { endUserIdOf } from "../../src/agent/end-user";
+import { type Browser, launchBrowser } from "../support/node/browser";
+import { type DevCommand, fakeLlmControl, startDevCommand } from "../support/node/dev-command";
+
+const SECRET = "console-test-secret-that-is-long-enough-0123456789";
+const SHOTS = `${ROOT}bench/results/console`;
+const HOSTILE_TITLE = "<img src=x onerror=alert(1)>";
+/** A memory is generated on first read by the fake LLM; a loaded machine needs its time. */
+const MEMORY_READY_MS = 90_000;
+
+let dev: DevCommand;
+let browser: Browser;
+let signInLink: string;
+/** Dialogs (alert, confirm) any page opened unasked; none is expected. */
+const dialogs: string[] = [];
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  // One attempt a run, so a memory whose generation fails shows as failing at once (the default retries
+  // with backoff for minutes); no minimum interval between runs, so a refresh runs at once.
+  dev = await startDevCommand(
+    ["--fake-llm", "--demo", "--var", "MAX_RUN_ATTEMPTS=1", "--var", "MIN_REFRESH_INTERVAL_MINUTES=0"],
+    SECRET,
+  );
+  const deadline = Date.now() + 150_000;
+  while (!dev.output().includes("demo workspace loaded")) {
+    if (Date.now() > deadline) throw new Error(`the demo workspace did not load:\n${dev.output()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  signInLink = /(http:\/\/127\.0\.0\.1:\d+\/console#token=\S+)/.exec(dev.output())?.[1] ?? "";
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.stop();
+}, 60_000);
+
+/** A new tab (its own sessionStorage) that opened a sign-in link and shows the console. */
+async function signedIn(link = signInLink): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  await page.goto(link);
+  await page.waitForURL(/\/console\/$/);
+  return page;
+}
+
+const linkFor = (user: string) => `${dev.url}/console#token=${signDevToken(SECRET, user)}`;
+/** Playwright's retrying assertions belong to its own test runner: here, vitest's poll with a patient timeout. */
+const poll = <T>(read: () => Promise<T>, message?: string) =>
+  expect.poll(read, { timeout: 20_000, interval: 100, ...(message ? { message } : {}) });
+const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+const api = (path: string, init: RequestInit = {}, user = "ada") =>
+  fetch(`${dev.url}${path}`, {
+    ...init,
+    headers: {
+      authorization: `Bearer ${signDevToken(SECRET, user)}`,
+      "content-type": "application/json",
+      ...init.headers,
+    },
+  });
+
+describe("the console in Chromium", () => {
+  it("signs in through the printed link: the token moves to sessionStorage and leaves the address bar", async () => {
+    expect(signInLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console#token=ey/);
+    const page = await signedIn();
+    expect(page.url()).toBe(`${dev.url}/console/`);
+    const token = signInLink.split("#token=")[1];
+    expect(await page.evaluate<string | null>('sessionStorage.getItem("unified-memory.token")')).toBe(token);
+    expect(await page.evaluate<number>("localStorage.length")).toBe(0);
+    expect(await page.evaluate<string>("document.cookie")).toBe("");
+    await poll(() => page.locator("header").textContent()).toContain("Signed in as ada");
+
+    // Without a token, a page sends the visitor to sign in.
+    const stranger = await browser.context.newPage();
+    await stranger.goto(`${dev.url}/console/runs`);
+    await stranger.waitForURL(/\/console\/sign-in\?next=/);
+    await stranger.getByLabel("Bearer token (a JWT)").waitFor();
+    await shot(stranger, "sign-in");
+    await stranger.close();
+    await page.close();
+  });
+
+  it("offers only what a read-only token may do: no dismissal, no admin pages", async () => {
+    const page = await signedIn(`${dev.url}/console#token=${signDevToken(SECRET, "ben", ["memory:read"])}`);
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    expect(await page.getByRole("button", { name: /^Dismiss/ }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Members" }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Runs" }).count()).toBeGreaterThan(0);
+    await page.close();
+  }, 120_000);
+
+  it("shows ada's memory by section, and a citation leads to the cited item's page", async () => {
+    const page = await signedIn();
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    await poll(() => page.locator("h1").textContent()).toBe("Your memory");
+    expect(await page.locator(".memory-section h2").count()).toBeGreaterThan(1);
+    await poll(() => page.locator(".statement-meta").first().textContent()).toContain("Since");
+    await shot(page, "memory");
+
+    const citation = page.locator(".statement .citations a").first();
+    const title = (await citation.textContent()) ?? "";
+    const href = (await citation.getAttribute("href")) ?? "";
+    const id = new URL(href, dev.url).searchParams.get("id");
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    await citation.click();
+    await page.waitForURL(`**/console/item?id=${id}`);
+    await poll(() => page.locator("h1").textContent()).toBe(title);
+    await poll(() => page.locator(".facts").textContent()).toContain("Author");
+    expect(((await page.locator(".item-body").textContent()) ?? "").length).toBeGreaterThan(0);
+    await shot(page, "item");
+    await page.close();
+  }, 120_000);
+
+  it("shows a memory being generated with its progress, then the memory", async () => {
+    const page = await signedIn(linkFor("chloe"));
+    await page.locator(".generating progress").waitFor({ timeout: 20_000 });
+    await shot(page, "memory-generating");
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    await poll(() => page.locator(".generating").count()).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it("says when there is nothing to remember, and when generation is failing and why", async () => {
+    const newcomer = await signedIn(linkFor("console-newcomer"));
+    await poll(() => newcomer.locator(".memory-status").textContent()).toContain("Nothing to remember yet");
+    await newcomer.close();
+
+    const user = "console-failing";
+    await fakeLlmControl(dev.fakeLlmUrl!, "faults", {
+      match: await endUserIdOf(user),
+      fault: { kind: "server_error", status: 500 },
+      times: 50,
+    });
+    const note = {
+      source: "notes",
+      externalId: "failing-1",
+      kind: "note",
+      body: "Anything at all",
+      occurredAt: "2026-11-30T10:00:00Z",
+    };
+    expect(
+      (await api("/items", { method: "POST", body: JSON.stringify({ items: [note] }) }, user)).status,
+    ).toBe(200);
+    const page = await signedIn(linkFor(user));
+    const failing = page.locator(".memory-status .notice-error");
+    await failing.waitFor({ timeout: MEMORY_READY_MS });
+    await poll(() => failing.textContent()).toContain("Memory generation is failing");
+    await poll(() => failing.textContent()).toContain("generation_failing");
+    await shot(page, "memory-failing");
+    await page.goto(`${dev.url}/console/runs`);
+    await poll(() => page.locator("table.runs tbody").textContent()).toContain("failed");
+    await page.close();
+  }, 120_000);
+
+  it("refreshes a memory and follows the run until it ends", async () => {
+    const page = await signedIn(linkFor("eli"));
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    const runsBefore = ((await (await api("/memory/runs", {}, "eli")).json()) as { runs: unknown[] }).runs
+      .length;
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await poll(() => page.locator(".memory-status").textContent()).toMatch(
+      /The refresh (succeeded|rejected)/,
+    );
+    await page.locator(".statement").first().waitFor();
+    const { runs } = (await (await api("/memory/runs", {}, "eli")).json()) as {
+      runs: { trigger: string; status: string }[];
+    };
+    expect(runs.length).toBe(runsBefore + 1);
+    expect(runs[0]).toMatchObject({ trigger: "manual" });
+    await page.close();
+  }, 120_000);
+
+  it("opens a version's diff from the timeline", async () => {
+    const page = await signedIn();
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    await page.getByRole("link", { name: "Versions" }).first().click();
+    await page.waitForURL("**/console/versions");
+    const changes = page.locator(".timeline a").first();
+    await changes.click();
+    await page.waitForURL(/\/console\/versions\?version=/);
+    await poll(() => page.locator("#diff-title").textContent()).toContain("Changes in version");
+    await poll(() => page.locator(".diff h3").first().textContent()).toMatch(/^Added \(\d+\)$/);
+    expect(await page.locator(".diff .statement").count()).toBeGreaterThan(0);
+    await shot(page, "versions-diff");
+
+    // The memory as of a date: now (in the browser's time zone, which is this machine's).
+    const now = new Date(Date.now() + 60_000);
+    const local = new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel("Date and time").fill(local);
+    await page.getByRole("button", { name: "Show" }).click();
+    await poll(() => page.locator("#as-of-title + form + div").textContent()).toContain("still current");
+    expect(await page.locator("#as-of-title + form + div .statement").count()).toBeGreaterThan(0);
+    await page.close();
+  }, 120_000);
+
+  it("dismisses a statement after a confirmation with a reason, and it is gone from the memory", async () => {
+    const page = await signedIn();
+    const first = page.locator(".statement").first();
+    await first.waitFor({ timeout: MEMORY_READY_MS });
+    const id = (await first.getAttribute("data-statement-id")) ?? "";
+    const text = (await first.locator(".statement-text").textContent()) ?? "";
+    await first.getByRole("button", { name: /^Dismiss/ }).click();
+    const dialog = page.getByRole("dialog");
+    await poll(() => dialog.textContent()).toContain(text);
+    await dialog.getByLabel("Why is it wrong? (optional)").fill("This is out of date");
+    await shot(page, "dismiss-confirmation");
+    await dialog.getByRole("button", { name: "Dismiss statement" }).click();
+    await poll(() => page.locator(`[data-statement-id="${id}"]`).count()).toBe(0);
+    await poll(() => page.locator(".memory-status").textContent()).toContain("Dismissed");
+
+    const served = (await (await api("/memory?format=json")).json()) as { statements: { id: string }[] };
+    expect(served.statements.map((s) => s.id)).not.toContain(id);
+    const { dismissals } = (await (await api("/memory/dismissals")).json()) as {
+      dismissals: { statementId: string; reason: string }[];
+    };
+    expect(dismissals).toContainEqual(
+      expect.objectContaining({ statementId: id, reason: "This is out of date" }),
+    );
+    await page.close();
+  }, 120_000);
+
+  it("searches from the header's search landmark and lists hits with snippets", async () => {
+    const page = await signedIn();
+    const search = page.getByRole("search", { name: "Search items" });
+    await search.getByRole("searchbox").fill("Kestrel");
+    await search.getByRole("searchbox").press("Enter");
+    await page.waitForURL("**/console/search?q=Kestrel");
+    await page.locator(".hit").first().waitFor();
+    expect(await page.locator(".hit").count()).toBeGreaterThan(1);
+    await poll(() => page.locator(".hit .snippet").first().textContent()).toMatch(/kestrel/i);
+    // No mode selector: this service's search has no modes.
+    await poll(() => page.locator("#filter-mode").count()).toBe(0);
+    await shot(page, "search");
+
+    await page.getByLabel("email").check();
+    await page.getByRole("button", { name: "Search", exact: true }).last().click();
+    await page.waitForURL(/kind=email/);
+    await page.locator(".hit").first().waitFor();
+    for (const kind of await page.locator(".hit .muted").allTextContents()) expect(kind).toMatch(/^email ·/);
+    await page.close();
+  });
+
+  it("renders an item titled with markup as text: no image, no dialog; only http(s) body links are clickable", async () => {
+    const ingest = await api("/items", {
+      method: "POST",
+      body: JSON.stringify({
+        items: [
+          {
+            source: "gmail",
+            externalId: "console-hostile",
+            kind: "email",
+            title: HOSTILE_TITLE,
+            author: '<b onmouseover="alert(2)">Mallory</b>',
+            body: "See https://example.com/report?x=1 and javascript:alert(3) and <script>alert(4)</script>.",
+            occurredAt: "2026-11-30T09:00:00Z",
+          },
+        ],
+      }),
+    });
+    expect(ingest.status).toBe(200);
+    const [{ id }] = ((await ingest.json()) as { items: { id: string }[] }).items as [{ id: string }];
+
+    const page = await signedIn();
+    await page.goto(`${dev.url}/console/item?id=${id}`);
+    await poll(() => page.locator("h1").textContent()).toBe(HOSTILE_TITLE);
+    await poll(() => page.locator(".facts").textContent()).toContain('<b onmouseover="alert(2)">Mallory</b>');
+    expect(await page.locator("main img, main script, main b").count()).toBe(0);
+    const links = page.locator(".item-body a");
+    await poll(() => links.count()).toBe(1);
+    expect(await links.getAttribute("href")).toBe("https://example.com/report?x=1");
+    expect(await links.getAttribute("rel")).toBe("noopener noreferrer");
+    await poll(() => page.locator(".item-body").textContent()).toContain(
+      "javascript:alert(3) and <script>alert(4)</script>",
+    );
+    await shot(page, "item-hostile-title");
+
+    await page.goto(`${dev.url}/console/search?q=onerror`);
+    await poll(() => page.locator(".hit a").first().textContent()).toBe(HOSTILE_TITLE);
+    expect(await page.locator("main img").count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  });
+
+  it("lets an admin add a member and create a team with them, which then shows among the user's teams", async () => {
+    const page = await signedIn();
+    await page.goto(`${dev.url}/console/members`);
+    await page.locator("tbody tr").first().waitFor();
+    await page.getByLabel("User id").fill("console-newhire");
+    await page.getByRole("button", { name: "Add member" }).click();
+    await poll(() => page.locator("tbody").textContent()).toContain("console-newhire");
+
+    await page.goto(`${dev.url}/console/admin-teams`);
+    await page.locator("tbody tr").first().waitFor();
+    await page.getByLabel("Team id").fill("console-crew");
+    await page.getByLabel("Name").fill("Console crew");
+    await page.getByLabel("Members (user ids, comma-separated)").fill("ada, console-newhire");
+    await page.getByRole("button", { name: "Save team" }).click();
+    await poll(() => page.locator("tbody").textContent()).toContain("Console crew");
+    await poll(() => page.locator("tbody").textContent()).toContain("ada, console-newhire");
+
+    await page.goto(`${dev.url}/console/teams`);
+    await poll(() => page.locator(".cards").textContent()).toContain("Console crew");
+    expect(await page.locator('.cards a[href="/console/?team=console-crew"]').count()).toBe(1);
+    await page.close();
+  });
+
+  it("serves every console file with a strict Content-Security-Policy, which the browser enforces", async () => {
+    for (const path of [
+      "/console",
+      "/console/",
+      "/console/item",
+      "/console/js/main.js",
+      "/console/console.css",
+    ]) {
+      const response = await fetch(`${dev.url}${path}`, { redirect: "manual" });
+      const csp = response.headers.get("content-security-policy") ?? "";
+      expect(csp, path).toContain("default-src 'none'");
+      expect(csp, path).toContain("script-src 'self'");
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+    }
+    const page = await signedIn();
+    // Browser code as a string: this file is type-checked without the DOM's types.
+    const ran = await page.evaluate<string>(`(() => {
+      const script = document.createElement("script");
+      script.textContent = "document.body.dataset.inline = 'ran'";
+      document.body.append(script);
+      return document.body.dataset.inline ?? "blocked";
+    })()`);
+    expect(ran).toBe("blocked");
+    await page.close();
+  });
+
+  it("renders every page without an error, at 360 px too, with a visible focus from the keyboard", async () => {
+    const page = await signedIn();
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    const pages: (readonly [string, string, string])[] = [
+      ["runs", "/console/runs", "table.runs tbody tr"],
+      ["teams", "/console/teams", ".card"],
+      ["team-memory", "/console/?team=payments", ".statement"],
+      ["members", "/console/members", "tbody tr"],
+      ["admin-teams", "/console/admin-teams", "tbody tr"],
+    ];
+    const loadMs: Record<string, number> = {};
+    for (const [name, path, ready] of [["memory", "/console/", ".statement"] as const, ...pages]) {
+      const startedAt = Date.now();
+      await page.goto(`${dev.url}${path}`);
+      await page.locator(ready).first().waitFor({ timeout: MEMORY_READY_MS });
+      loadMs[name] = Date.now() - startedAt;
+      await poll(() => page.locator(".notice-error").count(), name).toBe(0);
+      if (name !== "memory") await shot(page, name);
+    }
+    // What a page takes from navigation to its content on the dev server (a record, kept with the screenshots).
+    writeFileSync(
+      `${SHOTS}/load-times.json`,
+      `${JSON.stringify({ at: new Date().toISOString(), loadMs }, null, 2)}\n`,
+    );
+    await poll(() => page.locator("tbody").textContent()).toContain("ben");
+
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.goto(`${dev.url}/console/`);
+    await page.locator(".statement").first().waitFor();
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+    await shot(page, "memory-360px");
+
+    await page.keyboard.press("Tab");
+    await poll(() => page.locator(":focus").textContent()).toBe("Skip to content");
+    await page.keyboard.press("Tab");
+    const outline = await page.evaluate<string>("getComputedStyle(document.activeElement).outlineStyle");
+    expect(outline).not.toBe("none");
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
+
+describe("the console's code", () => {
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? files(`${dir}/${entry.name}`) : [`${dir}/${entry.name}`],
+    );
+  const sources = files(`${ROOT}web/console`).filter((f) => /\.(js|html)$/.test(f));
+
+  it("never turns strings into markup, never uses localStorage or cookies, and has no inline script", () => {
+    expect(sources.length).toBeGreaterThan(10);
+    for (const file of sources) {
+      const text = readFileSync(file, "utf8");
+      expect(text, file).not.toMatch(
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|localStorage|document\.cookie/,
+      );
+      if (file.endsWith(".html")) expect(text, file).not.toMatch(/<script(?![^>]*\bsrc=)|\son[a-z]+=/i);
+    }
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * The runs page: the ledger of the memory's runs, newest first, a page at a time: what started each, how
+ * it ended, its effort (turns, tool calls, tokens per model), the judge's verdict and what was dropped.
+ */
+/** @import { RunsPage, Run } from "../../../../clients/typescript/src/types.js" */
+/** @import { PageContext } from "../pages.js" */
+import { getJson } from "../api.js";
+import { el, replace, time } from "../dom.js";
+import { memoryPage } from "../routes.js";
+
+const PAGE_SIZE = 20;
+
+/**
+ * The ledger's fields the console shows beyond the contract's named ones (the contract lets a run carry
+ * more; these are what the service writes today).
+ * @typedef {{
+ *   turns?: number, toolCalls?: number,
+ *   usage?: Record<string, { inputTokens: number, outputTokens: number, calls: number }>,
+ *   verdict?: { accepted: boolean, reason: string } | null,
+ *   errorCode?: string | null, errorMessage?: string | null,
+ *   salvaged?: { statements: { section: string, text: string, reason: string }[] } | null,
+ *   superseded?: { text: string }[] | null,
+ * }} RunDetails
+ */
+
+/** @param {PageContext} context */
+export async function renderRuns({ main, subject }) {
+  const body = el("tbody", {});
+  const more = el("div", {});
+  replace(
+    main,
+    el("h1", {}, `${subject.label} memory: runs`),
+    el("p", {}, el("a", { href: memoryPage(subject.team) }, "Back to the memory")),
+    el(
+      "div",
+      { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Runs, newest first" },
+      el(
+        "table",
+        { class: "runs" },
+        el("caption", {}, "Newest first"),
+        el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            [
+              "Queued",
+              "Trigger",
+              "Outcome",
+              "Turns",
+              "Tool calls",
+              "Tokens per model",
+              "Judge",
+              "Dropped",
+            ].map((h) => el("th", { scope: "col" }, h)),
+          ),
+        ),
+        body,
+      ),
+    ),
+    more,
+  );
+
+  /** @param {string | null} cursor */
+  async function loadPage(cursor) {
+    const page = /** @type {RunsPage} */ (await getJson(`${subject.api}/runs`, { limit: PAGE_SIZE, cursor }));
+    for (const run of page.runs) body.append(runRow(run));
+    if (page.runs.length === 0 && !cursor) body.append(el("tr", {}, el("td", { colspan: 8 }, "No run yet.")));
+    replace(
+      more,
+      page.nextCursor
+        ? el("button", { type: "button", onclick: () => loadPage(page.nextCursor) }, "Older runs")
+        : null,
+    );
+  }
+  await loadPage(null);
+}
+
+/** @param {Run} run */
+function runRow(run) {
+  const details = /** @type {RunDetails} */ (run);
+  const usage = Object.entries(details.usage ?? {});
+  const dropped = [
+    ...(details.salvaged?.statements ?? []).map((s) => `${s.text} (${s.reason})`),
+    ...(details.superseded ?? []).map((s) => `${s.text} (superseded)`),
+  ];
+  return el(
+    "tr",
+    {},
+    el("td", {}, time(run.queuedAt)),
+    el("td", {}, run.trigger),
+    el(
+      "td",
+      {},
+      el("span", { class: `badge run-${run.status}` }, run.status),
+      run.attempt > 1 ? ` attempt ${run.attempt}` : "",
+      details.errorCode
+        ? el("div", { class: "muted" }, `${details.errorCode}: ${details.errorMessage ?? ""}`)
+        : null,
+    ),
+    el("td", { class: "number" }, String(details.turns ?? 0)),
+    el("td", { class: "number" }, String(details.toolCalls ?? 0)),
+    el(
+      "td",
+      {},
+      usage.length === 0
+        ? "—"
+        : el(
+            "ul",
+            { class: "plain" },
+            usage.map(([model, u]) =>
+              el(
+                "li",
+                {},
+                `${model}: ${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out`,
+              ),
+            ),
+          ),
+    ),
+    el(
+      "td",
+      {},
+      details.verdict
+        ? `${details.verdict.accepted ? "accepted" : "rejected"}: ${details.verdict.reason}`
+        : "—",
+    ),
+    el(
+      "td",
+      {},
+      dropped.length === 0
+        ? "—"
+        : el(
+            "ul",
+            { class: "plain" },
+            dropped.map((text) => el("li", {}, text)),
+          ),
+    ),
+  );
+}

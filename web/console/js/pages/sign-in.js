@@ -1,0 +1,67 @@
+/**
+ * Signing in: paste a token (or open a sign-in link, whose `#token=` fragment main.js adopts). The token is
+ * checked by asking the API for the memory's state, then kept in sessionStorage.
+ */
+/** @import { PageContext } from "../pages.js" */
+import { ApiError, call } from "../api.js";
+import { el, notice, replace } from "../dom.js";
+import { memoryPage } from "../routes.js";
+import { currentToken, signIn, signOut } from "../session.js";
+
+/** @param {PageContext} context */
+export async function renderSignIn({ main, params }) {
+  const token = el("textarea", {
+    id: "token",
+    name: "token",
+    rows: 4,
+    required: true,
+    autocomplete: "off",
+    spellcheck: "false",
+  });
+  const status = el("div", {});
+  const form = el(
+    "form",
+    { class: "stacked-form" },
+    el("label", { for: "token" }, "Bearer token (a JWT)"),
+    token,
+    el("button", { type: "submit" }, "Sign in"),
+  );
+  replace(
+    main,
+    el("h1", {}, "Sign in"),
+    el(
+      "p",
+      {},
+      "Paste a token for the API, or open the sign-in link `npm run dev` prints. The token stays in this tab only (sessionStorage) and is sent to this service only.",
+    ),
+    params.get("reason") === "expired"
+      ? notice("warning", "The service refused the token (expired or invalid). Sign in again.")
+      : null,
+    form,
+    status,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    signIn(token.value);
+    try {
+      await call("GET", "/teams");
+      location.assign(safeNext(params.get("next")));
+    } catch (error) {
+      signOut();
+      replace(
+        status,
+        notice("error", error instanceof ApiError ? `Not signed in: ${error.message}` : String(error)),
+      );
+    }
+  });
+  if (currentToken())
+    replace(status, notice("info", "You are signed in; signing in again replaces the token."));
+}
+
+/**
+ * Only a console address is a place to go back to.
+ * @param {string | null} next
+ */
+function safeNext(next) {
+  return next?.startsWith("/console/") && !next.startsWith("//") ? next : memoryPage();
+}

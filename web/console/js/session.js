@@ -1,0 +1,59 @@
+/**
+ * The signed-in user's token: taken from the `#token=` fragment of a sign-in link (which never reaches the
+ * server), kept in sessionStorage only (gone when the tab closes; never local storage, never a cookie).
+ */
+const KEY = "unified-memory.token";
+
+/**
+ * Moves a token from the address bar's fragment into sessionStorage and removes it from the address (and
+ * from the history entry). Answers whether a token was found.
+ * @returns {boolean}
+ */
+export function adoptTokenFromFragment() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const token = fragment.get("token");
+  if (!token) return false;
+  sessionStorage.setItem(KEY, token.trim());
+  history.replaceState(null, "", location.pathname + location.search);
+  return true;
+}
+
+/** @returns {string | null} */
+export const currentToken = () => sessionStorage.getItem(KEY);
+
+/** @param {string} token */
+export const signIn = (token) => sessionStorage.setItem(KEY, token.trim());
+
+export const signOut = () => sessionStorage.removeItem(KEY);
+
+/**
+ * What the token says about its holder, read (not verified: the API verifies it on every request) to
+ * label the page and show the admin pages to admin tokens.
+ * @typedef {{ user: string, scopes: string[], expiresAt: Date | null }} Identity
+ * @returns {Identity | null}
+ */
+export function identity() {
+  const token = currentToken();
+  const payload = token?.split(".")[1];
+  if (!payload) return null;
+  try {
+    const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
+    /** @type {Record<string, unknown>} */
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (c) => c.charCodeAt(0))));
+    return {
+      user: typeof claims.sub === "string" ? claims.sub : "",
+      scopes: typeof claims.scope === "string" ? claims.scope.split(" ").filter(Boolean) : [],
+      expiresAt: typeof claims.exp === "number" ? new Date(claims.exp * 1000) : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the token carries a scope (`admin` implies the others, as the API decides).
+ * @param {Identity | null} who
+ * @param {"memory:read" | "items:write" | "admin"} scope
+ */
+export const hasScope = (who, scope) =>
+  who !== null && (who.scopes.includes(scope) || who.scopes.includes("admin"));
