@@ -189,7 +189,13 @@ export const versionsResponse = z.object({
 
 export const versionResponse = z.looseObject({ id: z.uuid(), markdown: z.string(), createdAt: dateTime });
 
-export const healthResponse = z.object({ status: z.enum(["ok", "degraded"]), database: z.string() });
+export const healthResponse = z.object({
+  status: z.enum(["ok", "degraded"]),
+  database: z.string(),
+  embedder: z
+    .object({ status: z.enum(["configured", "not_configured"]), model: z.string().optional() })
+    .describe("The embedding model of semantic and hybrid search; not_configured: keyword-only"),
+});
 
 export const protectedResourceResponse = z.object({
   resource: z.string(),
