@@ -2,7 +2,8 @@
  * The keyword channel's queries, as to_tsquery text: every word of the search must match (strict), or, when
  * that finds too little, any of them (loose, ranked by how many and how close). Each word also matches its
  * hyphen and compound variants, so "cutover", "cut-over" and "cut over" find one another:
- *   - a hyphenated word also matches its parts joined ("cut-over": also "cutover");
+ *   - a hyphenated word also matches its parts joined, or apart in a row ("cut-over": also "cutover",
+ *     "cut over");
  *   - two adjacent words also match the two joined or hyphenated ("cut over": also "cutover", "cut-over");
  *   - a long word also matches its hyphenated splits ("cutover": also "cut-over"). The parser indexes a
  *     hyphenated word as one compound lexeme besides its parts, so a split only matches the text that has
@@ -49,7 +50,10 @@ export function keywordQuery(q: string): KeywordQuery | null {
   const groups = words.map((word) => new Set<string>([word]));
   words.forEach((word, i) => {
     const group = groups[i]!;
-    if (word.includes("-")) group.add(word.replaceAll("-", ""));
+    if (word.includes("-")) {
+      group.add(word.replaceAll("-", ""));
+      group.add(word.split("-").join(" <-> "));
+    }
     else if (/^\p{L}+$/u.test(word) && word.length >= SPLIT_MIN_WORD && word.length <= SPLIT_MAX_WORD) {
       for (let at = SPLIT_MIN_PART; at <= word.length - SPLIT_MIN_PART; at++) {
         group.add(`${word.slice(0, at)}-${word.slice(at)}`);
