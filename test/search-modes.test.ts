@@ -27,7 +27,9 @@ describe("search modes without an embedder", () => {
     expect(await search(user, "q=planning&mode=hybrid")).toEqual(["n"]);
     const semantic = await call(user, "GET", "/items?q=planning&mode=semantic");
     expect(semantic.status).toBe(400);
-    expect((await json<{ error: { code: string } }>(semantic)).error.code).toBe("semantic_search_unavailable");
+    expect((await json<{ error: { code: string } }>(semantic)).error.code).toBe(
+      "semantic_search_unavailable",
+    );
     const bad = await call(user, "GET", "/items?q=planning&mode=fuzzy");
     expect(bad.status).toBe(400);
     expect((await json<{ error: { message: string } }>(bad)).error.message).toBe(

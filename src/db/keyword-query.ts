@@ -53,8 +53,7 @@ export function keywordQuery(q: string): KeywordQuery | null {
     if (word.includes("-")) {
       group.add(word.replaceAll("-", ""));
       group.add(word.split("-").join(" <-> "));
-    }
-    else if (/^\p{L}+$/u.test(word) && word.length >= SPLIT_MIN_WORD && word.length <= SPLIT_MAX_WORD) {
+    } else if (/^\p{L}+$/u.test(word) && word.length >= SPLIT_MIN_WORD && word.length <= SPLIT_MAX_WORD) {
       for (let at = SPLIT_MIN_PART; at <= word.length - SPLIT_MIN_PART; at++) {
         group.add(`${word.slice(0, at)}-${word.slice(at)}`);
       }
