@@ -57,7 +57,8 @@ describe("search modes without an embedder", () => {
     expect(await first("kestrel cutover", 2)).toEqual(["hyphen", "joined"]);
     expect(await first("kestrel cut-over", 3)).toEqual(["apart", "hyphen", "joined"]);
     expect(await first("kestrel cut over", 3)).toEqual(["apart", "hyphen", "joined"]);
-    expect((await search(user, "q=kestrel%20cutover")).at(-1)).toBe("other");
+    // With only two every-word matches, the any-word ones follow, below them.
+    expect((await search(user, "q=kestrel%20cutover")).slice(2).sort()).toEqual(["apart", "other"]);
   });
 
   it("falls back to any word, ranked below every-word matches, only when every-word matching finds too little", async () => {
