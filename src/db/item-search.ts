@@ -1,8 +1,8 @@
 /**
- * Full-text search over what a viewer may see. With a query: `websearch_to_tsquery('english', q)` against
- * the generated `search` column (title weighted A, author B, body C), ranked by `ts_rank_cd`, then newest
- * first. Without one: newest first. Keyset pagination on (rank, occurred_at, id), so pages never skip or
- * repeat rows that existed when the first page was read.
+ * Search over what a viewer may see. With a query: the keyword channel (keyword-query.ts, against the
+ * generated `search` column: title weighted A, author B, body C, ranked by `ts_rank_cd`) and, for hybrid
+ * and semantic searches, the vector channel, fused in one statement (rankedSearch below). Without one:
+ * newest first. Keyset pagination on (score, occurred_at, id), so pages never skip or repeat rows.
  *
  * Every query reads the two branches of the access rule (item-rows.ts visibleBranches) separately, newest
  * first and limited, and merges them: the viewer's own items through (owner_id, occurred_at, id), items
@@ -67,7 +67,7 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (query.people?.length) filters.push(or(...query.people.map(involves)));
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   const mode = query.mode ?? "keyword";
-  return rankedSearch(db, subjectKey, q, filters, limit, query.cursor, {
+  return rankedSearch(db, subjectKey, filters, limit, query.cursor, {
     keyword: mode === "semantic" ? null : keywordQuery(q),
     vector: mode === "keyword" ? undefined : query.embedding,
   });
@@ -125,7 +125,6 @@ function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[]
 async function rankedSearch(
   db: Db,
   subjectKey: string,
-  q: string,
   filters: (SQL | undefined)[],
   limit: number,
   cursorText: string | undefined,
