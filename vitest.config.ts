@@ -7,9 +7,11 @@ export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-hs256-012345
 /**
  * The worker under test, inside workerd. `faults` puts a TCP proxy the tests control between the worker
  * and the database's endpoint, so they can make the database unreachable or hung under a running worker.
+ * `hybrid` configures an embedding model (the fake LLM's embeddings through the OpenAI SDK), so ingest
+ * feeds the real embeddings queue and search defaults to hybrid; the other projects are keyword-only.
  */
 const workerProject = (
-  name: "workers" | "faults" | "postgres",
+  name: "workers" | "faults" | "postgres" | "hybrid",
   include: string[],
   exclude: string[] = [],
 ) => ({
@@ -31,6 +33,12 @@ const workerProject = (
           OPENAI_API_KEY: "test-key",
           GENERATOR_MODEL: "anthropic:fake-generator",
           JUDGE_MODEL: "openai:fake-judge",
+          ...(name === "hybrid"
+            ? {
+                EMBEDDING_MODEL: "openai:fake-embedding",
+                EMBEDDING_BASE_URL: `${inject("fakeLlmUrl")}/openai/v1`,
+              }
+            : {}),
           // A loaded test machine can take seconds for a query: only the fault tests use a short deadline.
           ...(name === "faults"
             ? { FAULT_PROXY_URL: inject("faultProxyUrl"), DATABASE_QUERY_TIMEOUT_MS: "1500" }
@@ -52,7 +60,12 @@ const workerProject = (
 export default defineConfig({
   test: {
     projects: [
-      workerProject("workers", ["test/**/*.test.ts"], ["test/faults/**", "test/node/**", "test/postgres/**"]),
+      workerProject(
+        "workers",
+        ["test/**/*.test.ts"],
+        ["test/faults/**", "test/node/**", "test/postgres/**", "test/hybrid/**"],
+      ),
+      workerProject("hybrid", ["test/hybrid/**/*.test.ts"]),
       workerProject("faults", ["test/faults/**/*.test.ts"]),
       // Locking behaviour PGlite cannot show (one backend for every connection): only on a real PostgreSQL.
       ...(process.env.TEST_DATABASE_URL ? [workerProject("postgres", ["test/postgres/**/*.test.ts"])] : []),

@@ -14,6 +14,7 @@ import { createIngestAddresses } from "./db/ingest-addresses";
 import { createItemStore } from "./db/item-store";
 import { createMaterialChangeRecorder } from "./db/memory-events";
 import { createPgDismissalStore } from "./db/pg-dismissal-store";
+import { createPgEmbeddingIndex } from "./db/pg-embedding-index";
 import { createPgErasureStore } from "./db/pg-erasure-store";
 import { createPgHealthProbe } from "./db/pg-health-probe";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
@@ -24,6 +25,10 @@ import { createSweepCursorStore } from "./db/sweep-cursor";
 import type { AgentDeps } from "./do/memory-agent";
 import { createMemoryAgentClient } from "./do/memory-agent-client";
 import { type Clock, systemClock } from "./domain/clock";
+import type { Embedder } from "./domain/embeddings";
+import type { ItemStore } from "./domain/items";
+import { withQueryEmbeddings } from "./domain/search-modes";
+import { createEmbedder } from "./embeddings/create-embedder";
 import type { Env } from "./env";
 import { createApp } from "./http/app";
 import { createKvMemoryCache } from "./kv/kv-memory-cache";
@@ -33,6 +38,7 @@ import { createMemoryEvents } from "./memory/material-changes";
 import { type MemoryCache, noMemoryCache } from "./memory/memory-cache";
 import type { SchedulePolicy } from "./memory/run-schedule";
 import { invalidatingUpserts } from "./memory/served-memory";
+import { createEmbedQueue } from "./queues/embed-queue";
 import { createSweepQueue } from "./queues/sweep-queue";
 
 /** The MemoryAgent's defaults that are not settings. */
@@ -57,6 +63,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   const clock = systemClock;
   const memoryAgents = createMemoryAgentClient(env.MEMORY_AGENT, clock);
   const memoryCache = memoryCacheFor(env, config);
+  const embedder = embedderFor(env);
   const defer = async (work: Promise<unknown>) => {
     const logged = work.catch((error: unknown) =>
       console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorModel.logFields(error) })),
@@ -74,7 +81,10 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
       agents: memoryAgents,
       defer,
     }),
-    items: invalidatingUpserts(createItemStore(db), memoryCache),
+    items: invalidatingUpserts(searchingItems(createItemStore(db), embedder), memoryCache),
+    embedder,
+    embeddings: createPgEmbeddingIndex(db),
+    embedQueue: createEmbedQueue(env.EMBED_QUEUE),
     memoryReader: createPgMemoryReader(db),
     memoryCache,
     erasure: createPgErasureStore(db),
@@ -82,11 +92,37 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
     sweepSource: createPgSweepSource(db),
     sweepQueue: createSweepQueue(env.SWEEP_QUEUE),
     sweepCursor: createSweepCursorStore(db),
+    embedBackfillCursor: createSweepCursorStore(db, "embeddings"),
     ingestAddresses: createIngestAddresses(db),
     workspaces: createPgWorkspaceStore(db),
     memoryAgents,
     defer,
   };
+}
+
+const embedders = new WeakMap<object, Embedder | null>();
+
+/** The configured embedder (EMBEDDING_MODEL), built once per env object; null when none is configured. */
+export function embedderFor(env: Env): Embedder | null {
+  if (!embedders.has(env)) {
+    const ai = env.AI as Parameters<typeof createEmbedder>[1]["ai"];
+    embedders.set(env, createEmbedder(configFor(env).embeddings, { ai }));
+  }
+  return embedders.get(env) ?? null;
+}
+
+/** The item store whose search embeds the query for hybrid and semantic modes (domain/search-modes.ts). */
+function searchingItems(store: ItemStore, embedder: Embedder | null): ItemStore {
+  return withQueryEmbeddings(store, embedder, (error) =>
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "query_embedding_failed",
+        code: error.code,
+        model: embedder?.model,
+      }),
+    ),
+  );
 }
 
 /**
@@ -102,7 +138,7 @@ export function memoryCacheFor(env: Env, config: Config): MemoryCache {
 export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps {
   const config = configFor(env);
   const db = createDb(config);
-  const items = createItemStore(db);
+  const items = searchingItems(createItemStore(db), embedderFor(env));
   const source = generatorSource(config, {
     items,
     clock,

@@ -1,4 +1,5 @@
 import type { MemoryAgent } from "./do/memory-agent";
+import type { EmbedMessage } from "./domain/item-embedding";
 import type { SweepMessage } from "./memory/sweep-fanout";
 
 /** The worker's bindings. Settings arrive as strings and are validated by config/config.ts. */
@@ -6,6 +7,8 @@ export interface Env {
   MEMORY_AGENT: DurableObjectNamespace<MemoryAgent>;
   /** The daily sweep's fan-out past what one invocation dispatches itself. */
   SWEEP_QUEUE: Queue<SweepMessage>;
+  /** Items whose content changed, for the embeddings consumer (only used with EMBEDDING_MODEL). */
+  EMBED_QUEUE: Queue<EmbedMessage>;
   /** The edge cache of served memories and memberships (Workers KV); without it every read is Postgres. */
   MEMORY_CACHE?: KVNamespace;
   /** Workers AI, for EMBEDDING_MODEL=workers-ai:<model> (embeddings/workers-ai.ts); no local simulation. */

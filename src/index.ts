@@ -4,11 +4,11 @@
  */
 import { buildAgentDeps, buildServices, createWorkerApp } from "./composition";
 import { runSweep } from "./cron/cron-sweep-handler";
+import { consumeEmbedBatch } from "./cron/embed-consumer";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
 import { MemoryAgent as MemoryAgentShell } from "./do/memory-agent";
 import { receiveEmail } from "./email/inbound";
 import type { Env } from "./env";
-import type { SweepMessage } from "./memory/sweep-fanout";
 
 export class MemoryAgent extends MemoryAgentShell {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -24,7 +24,26 @@ export default {
   async scheduled(controller, env, _ctx) {
     await runSweep(buildServices(env), controller);
   },
+  // One consumer per queue, chosen by the queue's name (wrangler.toml [[queues.consumers]]).
   async queue(batch, env, _ctx) {
-    await consumeSweepBatch(batch, buildServices(env).memoryAgents);
+    switch (batch.queue) {
+      case QUEUES.sweep:
+        await consumeSweepBatch(batch, buildServices(env).memoryAgents);
+        return;
+      case QUEUES.embed:
+        await consumeEmbedBatch(batch, buildServices(env));
+        return;
+      default:
+        // A queue bound to this worker without a consumer here: retrying cannot help, so it is left to
+        // its dead-letter queue and logged.
+        console.error(JSON.stringify({ level: "error", msg: "queue_unknown", queue: batch.queue }));
+        batch.retryAll();
+    }
   },
-} satisfies ExportedHandler<Env, SweepMessage>;
+} satisfies ExportedHandler<Env, unknown>;
+
+/** The queue names of wrangler.toml's consumers. */
+const QUEUES = {
+  sweep: "unified-memory-sweep",
+  embed: "unified-memory-embed",
+} as const;

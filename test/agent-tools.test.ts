@@ -65,6 +65,21 @@ describe("research tools", () => {
     expect(JSON.stringify(found)).not.toContain("salary");
   });
 
+  it("search_items asks for a hybrid search (words and meaning), whatever the model sends", async () => {
+    const world = await agentWorld();
+    const asked: unknown[] = [];
+    const store = world.store;
+    const items = Object.assign(Object.create(store) as typeof store, {
+      search: (subjectKey: string, query: Parameters<typeof store.search>[1]) => {
+        asked.push(query.mode);
+        return store.search(subjectKey, query);
+      },
+    });
+    const tools = createResearchTools({ subjectKey: world.alice, items, refs: new RefTable() });
+    await tools.execute({ id: "c1", name: "search_items", input: { query: "payments" } });
+    expect(asked).toEqual(["hybrid"]);
+  });
+
   it("search_items applies kinds, dates, people and limit", async () => {
     const { call } = await setup();
     const docs = cards((await call("search_items", { query: "payments", kinds: ["doc"] })).body);

@@ -5,7 +5,11 @@ describe("GET /health", () => {
   it("answers ok when the database answers", async () => {
     const res = await exports.default.fetch("http://local/health");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok", database: "ok" });
+    expect(await res.json()).toEqual({
+      status: "ok",
+      database: "ok",
+      embedder: { status: "not_configured" },
+    });
   });
 
   it("answers 404 with the error envelope for an unknown route", async () => {

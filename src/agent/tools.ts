@@ -65,7 +65,7 @@ export type ToolName = keyof typeof TOOL_SCHEMAS;
 
 const DESCRIPTIONS: Record<ToolName, string> = {
   [TOOL_NAMES.searchItems]:
-    "Full-text search over the subject's workspace (emails, messages, tasks, docs, calls, events, files, pull requests, contacts, notes). Returns item cards with refs and snippets.",
+    "Search over the subject's workspace (emails, messages, tasks, docs, calls, events, files, pull requests, contacts, notes) by words and by meaning (hybrid when the service has an embedding model): a question or a paraphrase finds items too. Returns item cards with refs and snippets.",
   [TOOL_NAMES.readItem]: "Reads one item in full (body bounded) by its ref.",
   [TOOL_NAMES.recentActivity]: "Items that occurred or changed since a date, newest first.",
   [TOOL_NAMES.linkedItems]: "Items linked to an item (@-mentions, replies, references), in both directions.",
@@ -136,6 +136,7 @@ export function createResearchTools(deps: {
     search_items: async (input) => {
       const page = await items.search(subjectKey, {
         q: input.query,
+        mode: "hybrid",
         kinds: input.kinds,
         since: input.since ? new Date(input.since) : undefined,
         until: input.until ? new Date(input.until) : undefined,

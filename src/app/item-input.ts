@@ -12,7 +12,7 @@ import {
   safeString,
   storableInstant,
 } from "../domain/item-schema";
-import { type ItemProblem, repeatedKeys } from "../domain/items";
+import { type ItemProblem, repeatedKeys, SEARCH_MODES } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 
 export const MAX_ITEMS_PER_REQUEST = 500;
@@ -64,6 +64,7 @@ const dateParam = storableInstant(z.union([isoDateTime, z.iso.date()]));
 
 export const searchSchema = z.object({
   q: safeString().max(500, "must be at most 500 characters").optional(),
+  mode: z.enum(SEARCH_MODES, `must be one of ${SEARCH_MODES.join(", ")}`).optional(),
   kinds: z.array(itemKindSchema).max(20),
   since: dateParam.optional(),
   until: dateParam.optional(),

@@ -7,6 +7,7 @@ import type { ItemInput } from "../domain/item-schema";
 import type { SearchQuery } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { removeItemWithRedaction } from "../memory/deletion";
+import { enqueueChangedItems, semanticIndexState } from "./embeddings";
 import type { Services } from "./services";
 
 /**
@@ -16,6 +17,8 @@ import type { Services } from "./services";
 export async function ingestItems(services: Services, owner: string, inputs: ItemInput[]) {
   const { outcomes, affectedSubjects } = await services.items.upsert(owner, inputs);
   await services.memoryEvents.notifyAgents(affectedSubjects, "ingest");
+  // Off the response path; if the send fails, the daily backfill finds these items.
+  await services.defer(enqueueChangedItems(services, outcomes));
   return outcomes;
 }
 
@@ -27,11 +30,18 @@ export function searchItems(services: Pick<Services, "items">, subjectKey: strin
   return services.items.search(subjectKey, query);
 }
 
-/** One item `subjectKey` may see, with its links both ways; not_found otherwise. */
-export async function getItem(services: Pick<Services, "items">, subjectKey: string, id: string) {
+/**
+ * One item `subjectKey` may see, with its links both ways and whether it is indexed for semantic search
+ * with the configured model ("not_configured" without one); not_found otherwise.
+ */
+export async function getItem(
+  services: Pick<Services, "items" | "embedder" | "embeddings" | "embedQueue">,
+  subjectKey: string,
+  id: string,
+) {
   const item = await services.items.get(subjectKey, id);
   if (!item) throw notFound("Item");
-  return item;
+  return { ...item, semanticIndex: await semanticIndexState(services, item.id) };
 }
 
 /**

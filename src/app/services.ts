@@ -4,8 +4,10 @@
  */
 import type { Config } from "../config/config";
 import type { Clock } from "../domain/clock";
+import type { Embedder } from "../domain/embeddings";
 import type { HealthProbe } from "../domain/health";
 import type { IngestAddresses } from "../domain/ingest-addresses";
+import type { EmbeddingIndex, EmbedQueue } from "../domain/item-embedding";
 import type { ItemStore } from "../domain/items";
 import type { MemoryEvents } from "../domain/memory-events";
 import type { WorkspaceStore } from "../domain/workspace-store";
@@ -25,7 +27,14 @@ export interface Services {
   errors: ErrorModel;
   health: HealthProbe;
   memoryEvents: MemoryEvents;
+  /** Search resolves its mode here (domain/search-modes.ts): hybrid and semantic embed the query. */
   items: ItemStore;
+  /** The configured embedding model, or null: search is then keyword-only and nothing is embedded. */
+  embedder: Embedder | null;
+  /** Item chunks and their embeddings. */
+  embeddings: EmbeddingIndex;
+  /** Changed items on their way to being embedded (the EMBED_QUEUE consumer). */
+  embedQueue: EmbedQueue;
   memoryReader: MemoryReader;
   /** The edge cache (Workers KV), or noMemoryCache when the worker has none. */
   memoryCache: MemoryCache;
@@ -35,6 +44,8 @@ export interface Services {
   sweepSource: SweepSource;
   sweepQueue: SweepQueue;
   sweepCursor: SweepCursorStore;
+  /** Where the daily embeddings backfill resumes. */
+  embedBackfillCursor: SweepCursorStore;
   ingestAddresses: IngestAddresses;
   workspaces: WorkspaceStore;
   memoryAgents: MemoryAgents;

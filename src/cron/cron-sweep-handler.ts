@@ -1,4 +1,8 @@
-/** The Cron Trigger's handler: one bounded sweep, reported as one structured log line. */
+/**
+ * The Cron Trigger's handler: one bounded sweep of stale memories, then (with an embedder) one bounded
+ * backfill of items lacking embeddings, each reported as one structured log line.
+ */
+import { type BackfillReport, backfillEmbeddings } from "../app/embeddings";
 import type { Services } from "../app/services";
 import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
 import type { FanOutLimits } from "../memory/sweep-fanout";
@@ -15,6 +19,9 @@ export const SUBREQUEST_BUDGET = 1000;
 /** Kept for the log line and anything the runtime itself counts. */
 const RESERVED_SUBREQUESTS = 10;
 const DISPATCH_CONCURRENCY = 20;
+/** The embeddings backfill's share of the budget: its pages and queue sends, plus its cursor's load and save. */
+export const EMBED_BACKFILL_ROUND_TRIPS = 40;
+const EMBED_BACKFILL_SCAN = 5000;
 /** Cloudflare Queues: 128 KB a message, 100 messages and 256 KB a sendBatch; kept with a margin. */
 export const FAN_OUT_LIMITS: FanOutLimits = {
   idsPerMessage: MAX_IDS_PER_MESSAGE,
@@ -28,7 +35,11 @@ export async function runSweep(
   controller: Pick<ScheduledController, "cron" | "scheduledTime">,
 ): Promise<SweepReport> {
   const { config } = services;
-  const maxRoundTrips = Math.max(4, SUBREQUEST_BUDGET - RESERVED_SUBREQUESTS - config.sweep.maxDispatch);
+  const backfillShare = services.embedder ? EMBED_BACKFILL_ROUND_TRIPS + 2 : 0;
+  const maxRoundTrips = Math.max(
+    4,
+    SUBREQUEST_BUDGET - RESERVED_SUBREQUESTS - config.sweep.maxDispatch - backfillShare,
+  );
   const report = await sweep(
     {
       store: services.sweepSource,
@@ -65,5 +76,34 @@ export async function runSweep(
       ...report,
     }),
   );
+  await runEmbeddingBackfill(services);
   return report;
+}
+
+/**
+ * Hands the items lacking embeddings of the configured model to the embeddings queue, resuming where the
+ * previous run stopped. A failure is logged: tomorrow's run resumes from the last saved position.
+ */
+export async function runEmbeddingBackfill(services: Services): Promise<BackfillReport | null> {
+  if (!services.embedder) return null;
+  try {
+    const after = await services.embedBackfillCursor.load();
+    const report = await backfillEmbeddings(services, {
+      after,
+      scan: EMBED_BACKFILL_SCAN,
+      maxRoundTrips: EMBED_BACKFILL_ROUND_TRIPS,
+    });
+    if (report && report.resumeAfter !== after) await services.embedBackfillCursor.save(report.resumeAfter);
+    console.log(JSON.stringify({ level: "info", msg: "embedding_backfill", resumedFrom: after, ...report }));
+    return report;
+  } catch (error) {
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "embedding_backfill_failed",
+        ...services.errors.logFields(error),
+      }),
+    );
+    return null;
+  }
 }

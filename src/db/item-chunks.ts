@@ -240,6 +240,8 @@ export interface VectorSearchOptions {
   until?: Date;
   /** How the nearest chunks are found (see vectorSearchQuery); "exact" by default. */
   strategy?: "exact" | "index";
+  /** Further conditions on the item (`items` columns), e.g. search's people filter. */
+  where?: SQL[];
 }
 
 export interface VectorHit {
@@ -287,6 +289,7 @@ export function vectorSearchQuery(
     options.kinds?.length ? inArray(items.kind, options.kinds) : undefined,
     options.since ? gte(items.occurredAt, options.since) : undefined,
     options.until ? lt(items.occurredAt, options.until) : undefined,
+    ...(options.where ?? []),
   ];
   const nearest =
     options.strategy === "index"

@@ -1,8 +1,8 @@
 /**
- * Full-text search over what a viewer may see. With a query: `websearch_to_tsquery('english', q)` against
- * the generated `search` column (title weighted A, author B, body C), ranked by `ts_rank_cd`, then newest
- * first. Without one: newest first. Keyset pagination on (rank, occurred_at, id), so pages never skip or
- * repeat rows that existed when the first page was read.
+ * Search over what a viewer may see. With a query: the keyword channel (keyword-query.ts, against the
+ * generated `search` column: title weighted A, author B, body C, ranked by `ts_rank_cd`) and, for hybrid
+ * and semantic searches, the vector channel, fused in one statement (rankedSearch below). Without one:
+ * newest first. Keyset pagination on (score, occurred_at, id), so pages never skip or repeat rows.
  *
  * Every query reads the two branches of the access rule (item-rows.ts visibleBranches) separately, newest
  * first and limited, and merges them: the viewer's own items through (owner_id, occurred_at, id), items
@@ -16,17 +16,29 @@
  * candidate's instant (its floor), and later pages rank every match at or after it, so items that arrive
  * in between never push a candidate of the first page out.
  */
-import { and, desc, gte, inArray, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, desc, gte, inArray, lt, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
+import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import type { Db } from "./client";
+import { vectorSearchQuery } from "./item-chunks";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
+import { type KeywordQuery, keywordQuery } from "./keyword-query";
 import { items } from "./schema";
-import { decodeCursor, encodeCursor } from "./search-cursor";
+import { decodeCursor, decodeFusedCursor, encodeCursor, encodeFusedCursor } from "./search-cursor";
 
 /** A ranked search ranks at most this many matches, the most recent (see above). */
 export const RANK_CANDIDATES = 200;
+/** Reciprocal-rank fusion: each channel adds 1 / (RRF_K + rank) for an item it found. */
+export const RRF_K = 60;
+/** Hybrid search fuses the top FUSION_DEPTH of each channel. */
+export const FUSION_DEPTH = 50;
+/** Semantic search ranks the vector channel's top SEMANTIC_DEPTH items. */
+export const SEMANTIC_DEPTH = 100;
+/** Fewer every-word matches than this and the keyword channel adds the any-word matches below them. */
+export const KEYWORD_FALLBACK_MIN = 5;
+const HEADLINE_OPTIONS = 'MaxFragments=1, MaxWords=35, MinWords=15, StartSel="", StopSel=""';
 const SNIPPET_CHARS = 240;
 /**
  * ts_headline parses all the text it is given (about 0.13 µs a character here), and the best-ranked hits
@@ -53,9 +65,12 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
   if (query.people?.length) filters.push(or(...query.people.map(involves)));
-  return q
-    ? rankedSearch(db, subjectKey, q, filters, limit, query.cursor)
-    : newestFirst(db, subjectKey, filters, limit, query.cursor);
+  if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
+  const mode = query.mode ?? "keyword";
+  return rankedSearch(db, subjectKey, filters, limit, query.cursor, {
+    keyword: mode === "semantic" ? null : keywordQuery(q),
+    vector: mode === "keyword" ? undefined : query.embedding,
+  });
 }
 
 const candidateColumns = { ...summaryColumns, body: items.body, search: items.search };
@@ -92,72 +107,196 @@ function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[]
   );
 }
 
-/** Matches of `q`, best first: the most recent RANK_CANDIDATES (or those since the cursor's floor), ranked. */
+/**
+ * Matches of `q`, best first, in one statement. The keyword channel (keyword-query.ts: every word or a
+ * variant of it; when that finds fewer than KEYWORD_FALLBACK_MIN candidates, any word, ranked below) reads
+ * the most recent RANK_CANDIDATES matches of each through the access rule's branches and ranks them. The
+ * vector channel (item-chunks.ts vectorSearchQuery, same access rule and filters) finds the items whose best
+ * current chunk is nearest to the query's embedding.
+ *
+ * - keyword: ordered by score = tier + rank / (1 + rank) (every-word matches above any-word ones), then
+ *   newest first; later pages rank every match since the first page's floor (as before the channels).
+ * - hybrid: the top FUSION_DEPTH of each channel fused by reciprocal rank (score = the sum of
+ *   1 / (RRF_K + rank) over the channels that found the item), ties newest first, then by id.
+ * - semantic: the vector channel alone, its top SEMANTIC_DEPTH scored the same way.
+ * With a vector channel, every page reads the same fixed candidate set: the cursor carries the first page's
+ * instant and later pages leave out items written after it.
+ */
 async function rankedSearch(
   db: Db,
   subjectKey: string,
-  q: string,
+  filters: (SQL | undefined)[],
+  limit: number,
+  cursorText: string | undefined,
+  channels: { keyword: KeywordQuery | null; vector: SearchQuery["embedding"] },
+): Promise<SearchPage> {
+  const { keyword, vector } = channels;
+  if (!vector) return keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
+  const kind = keyword ? "kv" : "v";
+  const cursor = cursorText ? decodeFusedCursor(cursorText, kind) : undefined;
+  const conditions = cursor ? [...filters, lte(items.updatedAt, cursor.at)] : filters;
+  const depth = keyword ? FUSION_DEPTH : SEMANTIC_DEPTH;
+  const key = { model: vector.model, dimensions: vector.vector.length };
+  const vec = vectorSearchQuery(subjectKey, vector.vector, key, {
+    limit: depth,
+    where: conditions.filter((c): c is SQL => c !== undefined),
+  });
+  const kw = keyword
+    ? sql`select id, row_number() over (order by score desc, occurred_at desc, id desc) as r
+        from (${keywordCandidates(subjectKey, keyword, conditions, RANK_CANDIDATES)}) k
+        order by r limit ${depth}::int`
+    : sql`select null::uuid as id, null::bigint as r where false`;
+  const loose = keyword ? keywordTsquery(keyword).loose : sql`null::tsquery`;
+  const after = cursor
+    ? sql`where (f.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
+    : sql``;
+  const result = await db.execute(sql`
+    with kw as (${kw}),
+    vec as (
+      select v.item_id as id, v.snippet, row_number() over (order by v.distance, v.item_id) as r
+      from (${vec}) v
+    ),
+    fused as (
+      select coalesce(kw.id, vec.id) as id, kw.r as kr, vec.r as vr, vec.snippet as chunk_snippet,
+        coalesce(1::float8 / (${RRF_K}::int + kw.r), 0) + coalesce(1::float8 / (${RRF_K}::int + vec.r), 0) as score
+      from kw full join vec on kw.id = vec.id
+    )
+    select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, f.score,
+      case when f.vr is not null and (f.kr is null or f.vr <= f.kr) then f.chunk_snippet
+        else ts_headline('english', ${headlineSource(sql`i.body`, loose)}, ${loose}, ${HEADLINE_OPTIONS}) end as snippet,
+      statement_timestamp() as at
+    from fused f join ${items} i on i.id = f.id
+    ${after}
+    order by f.score desc, i.occurred_at desc, i.id desc
+    limit ${limit + 1}::int`);
+  const rows = result.rows as Record<string, unknown>[];
+  const page = rows.slice(0, limit).map(
+    (row): SearchHit => ({
+      ...toSummary({
+        id: String(row.id),
+        kind: row.kind as ItemKind,
+        source: String(row.source),
+        externalId: String(row.external_id),
+        title: row.title === null ? null : String(row.title),
+        author: row.author === null ? null : String(row.author),
+        occurredAt: toDate(row.occurred_at as Date | string),
+      }),
+      rank: Number(row.score),
+      snippet: boundSnippet(String(row.snippet ?? "")),
+    }),
+  );
+  const last = page.at(-1);
+  const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
+  const nextCursor =
+    rows.length > limit && last && at
+      ? encodeFusedCursor({ channels: kind, score: last.rank, occurredAt: last.occurredAt, id: last.id, at })
+      : null;
+  return { items: page, nextCursor };
+}
+
+/** The to_tsquery (or websearch_to_tsquery) expressions of a keyword query. */
+function keywordTsquery(keyword: KeywordQuery): { strict: SQL; loose: SQL } {
+  const strict = keyword.websearch
+    ? sql`websearch_to_tsquery('english', ${keyword.strict})`
+    : sql`to_tsquery('english', ${keyword.strict})`;
+  return {
+    strict,
+    // Websearch syntax has no fallback: its "loose" query is itself (and serves the snippet).
+    loose: keyword.loose === null ? strict : sql`to_tsquery('english', ${keyword.loose})`,
+  };
+}
+
+/**
+ * The keyword channel's candidates with their score (tier + rank / (1 + rank): every-word matches in [1, 2),
+ * any-word ones in [0, 1)): the `newest` most recent every-word matches and, only when those are fewer than
+ * KEYWORD_FALLBACK_MIN, the `newest` most recent any-word matches (all matches when `newest` is undefined).
+ */
+function keywordCandidates(
+  subjectKey: string,
+  keyword: KeywordQuery,
+  conditions: (SQL | undefined)[],
+  newest: number | undefined,
+): SQL {
+  const { strict, loose } = keywordTsquery(keyword);
+  const strictRows = matchingRows(subjectKey, [...conditions, sql`${items.search} @@ ${strict}`], newest);
+  const looseRows = matchingRows(
+    subjectKey,
+    [
+      ...conditions,
+      sql`${items.search} @@ ${loose}`,
+      sql`(select count(*) from strict_m) < ${KEYWORD_FALLBACK_MIN}::int`,
+    ],
+    newest,
+  );
+  return sql`
+    with strict_m as (${strictRows}), loose_m as (${looseRows})
+    select id, occurred_at, 1 + ts_rank_cd(search, ${strict}) / (1 + ts_rank_cd(search, ${strict}))::float8 as score
+    from strict_m
+    union all
+    select id, occurred_at, ts_rank_cd(search, ${loose}) / (1 + ts_rank_cd(search, ${loose}))::float8
+    from loose_m where id not in (select id from strict_m)`;
+}
+
+/** (id, occurred_at, search) of the visible rows passing `conditions`, the `newest` most recent of them. */
+function matchingRows(subjectKey: string, conditions: (SQL | undefined)[], newest: number | undefined): SQL {
+  const [owned, shared] = visibleBranches(subjectKey);
+  const columns = sql`${items.id} as id, ${items.occurredAt} as occurred_at, ${items.search} as search`;
+  const order = newest === undefined ? sql`` : sql`order by occurred_at desc, id desc limit ${newest}::int`;
+  // The shared branch is fenced by OFFSET 0, as in visibleRows.
+  return sql`
+    select * from (
+      (select ${columns} from ${items} where ${and(owned, ...conditions)} ${order})
+      union all
+      (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
+        where ${and(sql`true`, ...conditions)} ${order})
+    ) u ${order}`;
+}
+
+/** Keyword only: the floor model (see the file's header), scored by keywordCandidates. */
+async function keywordSearch(
+  db: Db,
+  subjectKey: string,
+  keyword: KeywordQuery | null,
   filters: (SQL | undefined)[],
   limit: number,
   cursorText: string | undefined,
 ): Promise<SearchPage> {
-  const tsquery = sql`websearch_to_tsquery('english', ${q})`;
   const cursor = cursorText ? decodeCursor(cursorText, true) : undefined;
-  const conditions = [...filters, sql`${items.search} @@ ${tsquery}`];
-  if (cursor?.floor) conditions.push(gte(items.occurredAt, cursor.floor));
+  if (!keyword) return { items: [], nextCursor: null };
+  const conditions = cursor?.floor ? [...filters, gte(items.occurredAt, cursor.floor)] : filters;
   // The first page ranks the most recent matches; later pages every match since the first page's floor.
   const newest = cursor?.floor ? undefined : RANK_CANDIDATES;
-  const m = visibleRows(db, subjectKey, conditions, newest).as("m");
-  const candidates = db.select().from(m).$dynamic();
-  const c = (
-    newest === undefined ? candidates : candidates.orderBy(desc(m.occurredAt), desc(m.id)).limit(newest)
-  ).as("c");
-  const ranked = db
-    .select({
-      id: c.id,
-      kind: c.kind,
-      source: c.source,
-      externalId: c.externalId,
-      title: c.title,
-      author: c.author,
-      occurredAt: c.occurredAt,
-      body: c.body,
-      rank: sql<number>`ts_rank_cd(${c.search}, ${tsquery})`.as("rank"),
-      floor: sql<Date | string>`min(${c.occurredAt}) over ()`.as("floor"),
-    })
-    .from(c)
-    .as("r");
-
+  const { loose } = keywordTsquery(keyword);
   const after = cursor
-    ? sql`(${ranked.rank}, ${ranked.occurredAt}, ${ranked.id}) < (${cursor.rank}::real, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
-    : undefined;
-  const rows = await db
-    .select({
-      id: ranked.id,
-      kind: ranked.kind,
-      source: ranked.source,
-      externalId: ranked.externalId,
-      title: ranked.title,
-      author: ranked.author,
-      occurredAt: ranked.occurredAt,
-      rank: ranked.rank,
-      floor: ranked.floor,
-      snippet: sql<string>`ts_headline('english', ${headlineSource(ranked.body, tsquery)}, ${tsquery}, 'MaxFragments=1, MaxWords=35, MinWords=15, StartSel="", StopSel=""')`,
-    })
-    .from(ranked)
-    .where(after)
-    .orderBy(desc(ranked.rank), desc(ranked.occurredAt), desc(ranked.id))
-    .limit(limit + 1);
-
+    ? sql`where (c.score, i.occurred_at, i.id) < (${cursor.rank}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
+    : sql``;
+  const result = await db.execute(sql`
+    with c as (${keywordCandidates(subjectKey, keyword, conditions, newest)})
+    select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, c.score,
+      min(c.occurred_at) over () as floor,
+      ts_headline('english', ${headlineSource(sql`i.body`, loose)}, ${loose}, ${HEADLINE_OPTIONS}) as snippet
+    from c join ${items} i on i.id = c.id
+    ${after}
+    order by c.score desc, i.occurred_at desc, i.id desc
+    limit ${limit + 1}::int`);
+  const rows = result.rows as Record<string, unknown>[];
   const page = rows.slice(0, limit).map(
-    ({ floor: _floor, ...row }): SearchHit => ({
-      ...toSummary(row),
-      rank: Number(row.rank),
-      snippet: boundSnippet(row.snippet),
+    (row): SearchHit => ({
+      ...toSummary({
+        id: String(row.id),
+        kind: row.kind as ItemKind,
+        source: String(row.source),
+        externalId: String(row.external_id),
+        title: row.title === null ? null : String(row.title),
+        author: row.author === null ? null : String(row.author),
+        occurredAt: toDate(row.occurred_at as Date | string),
+      }),
+      rank: Number(row.score),
+      snippet: boundSnippet(String(row.snippet ?? "")),
     }),
   );
   const last = page.at(-1);
-  const floor = cursor?.floor ?? (rows[0] ? toDate(rows[0].floor) : undefined);
+  const floor = cursor?.floor ?? (rows[0] ? toDate(rows[0].floor as Date | string) : undefined);
   const nextCursor =
     rows.length > limit && last
       ? encodeCursor({ rank: last.rank, occurredAt: last.occurredAt, id: last.id, floor })

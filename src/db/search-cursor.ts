@@ -51,3 +51,55 @@ const instant = (value: unknown): Date =>
 
 /** A value ts_rank_cd can produce and Postgres' `real` can hold (no overflow, no underflow). */
 const isRank = (r: unknown): r is number => typeof r === "number" && (r === 0 || (r >= 1e-30 && r <= 1e30));
+
+/**
+ * A search with a vector channel pages over one fixed candidate set: the items of the first page's instant
+ * (`at`; later pages leave out what was written since) fused by reciprocal rank, ordered by (score, time,
+ * id). `channels` says which channels made it, so a cursor is refused by a search of another mode.
+ */
+export interface FusedCursor {
+  channels: "kv" | "v";
+  score: number;
+  occurredAt: Date;
+  id: string;
+  at: Date;
+}
+
+export function encodeFusedCursor(cursor: FusedCursor): string {
+  return toBase64Url(
+    JSON.stringify({
+      c: cursor.channels,
+      s: cursor.score,
+      t: cursor.occurredAt.toISOString(),
+      i: cursor.id,
+      a: cursor.at.toISOString(),
+    }),
+  );
+}
+
+export function decodeFusedCursor(text: string, channels: FusedCursor["channels"]): FusedCursor {
+  const invalid = () => new AppError("bad_request", "cursor is not valid for this search");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fromBase64Url(text));
+  } catch {
+    throw invalid();
+  }
+  const { c, s, t, i, a } = (parsed ?? {}) as Record<string, unknown>;
+  const occurredAt = instant(t);
+  const at = instant(a);
+  if (
+    c !== channels ||
+    typeof s !== "number" ||
+    !Number.isFinite(s) ||
+    s < 0 ||
+    s > 1 ||
+    !isStorableInstant(occurredAt) ||
+    !isStorableInstant(at) ||
+    typeof i !== "string" ||
+    !isUuid(i)
+  ) {
+    throw invalid();
+  }
+  return { channels, score: s, occurredAt, id: i, at };
+}

@@ -16,6 +16,8 @@ export type ErrorCode =
   | "database_unavailable"
   | "config_invalid"
   | "auth_unavailable"
+  | "semantic_search_unavailable"
+  | "embedding_unavailable"
   | "internal";
 
 export interface AppErrorOptions {

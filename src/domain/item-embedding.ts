@@ -51,6 +51,66 @@ export interface ChunkStore {
   ): Promise<{ written: boolean }>;
 }
 
+/** Which model's embeddings: its id, and its vectors' length when known before its first answer. */
+export interface EmbeddingModelRef {
+  model: string;
+  dimensions: number | null;
+}
+
+/** Where an item stands for semantic search with the configured model. */
+export type SemanticIndexState = "indexed" | "pending" | "not_configured";
+
+export interface EmbeddingCounts {
+  /** Items of the workspace. */
+  items: number;
+  /** Items with chunks of the model for their current content. */
+  indexed: number;
+  /** The others: waiting for the queue (or the daily backfill). */
+  pending: number;
+}
+
+/** The embedding side of the item store: chunks, what is missing, and counts. */
+export interface EmbeddingIndex extends ChunkStore {
+  /** The item has chunks of `ref` for its current content. */
+  isIndexed(itemId: string, ref: EmbeddingModelRef): Promise<boolean>;
+  /**
+   * A bounded page of the items (of every workspace) lacking chunks of `ref` for their current content,
+   * scanning at most `scan` items by id after `after`; `nextAfter` null at the end.
+   */
+  missing(
+    ref: EmbeddingModelRef,
+    page: { after: string | null; scan: number },
+  ): Promise<{ itemIds: string[]; nextAfter: string | null }>;
+  counts(workspace: string, ref: EmbeddingModelRef): Promise<EmbeddingCounts>;
+}
+
+/** One embeddings-queue message: items whose content changed, at most EMBED_MAX_ITEMS. */
+export interface EmbedMessage {
+  itemIds: string[];
+}
+
+/** The embeddings queue's producer; one call is one send of at most EMBED_MAX_MESSAGES_PER_SEND messages. */
+export interface EmbedQueue {
+  send(messages: EmbedMessage[]): Promise<void>;
+}
+
+/** Cloudflare Queues take at most 100 messages a send. */
+export const EMBED_MAX_MESSAGES_PER_SEND = 100;
+export const EMBED_IDS_PER_SEND = EMBED_MAX_ITEMS * EMBED_MAX_MESSAGES_PER_SEND;
+
+/** Ids in messages of EMBED_MAX_ITEMS, and messages in sends of EMBED_MAX_MESSAGES_PER_SEND. */
+export function embedSends(itemIds: string[]): EmbedMessage[][] {
+  const messages: EmbedMessage[] = [];
+  for (let i = 0; i < itemIds.length; i += EMBED_MAX_ITEMS) {
+    messages.push({ itemIds: itemIds.slice(i, i + EMBED_MAX_ITEMS) });
+  }
+  const sends: EmbedMessage[][] = [];
+  for (let i = 0; i < messages.length; i += EMBED_MAX_MESSAGES_PER_SEND) {
+    sends.push(messages.slice(i, i + EMBED_MAX_MESSAGES_PER_SEND));
+  }
+  return sends;
+}
+
 export interface EmbedOutcome {
   /** Items whose chunks were written. */
   written: string[];

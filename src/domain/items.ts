@@ -68,8 +68,25 @@ export type ItemSummary = Pick<
   "id" | "kind" | "source" | "externalId" | "title" | "author" | "occurredAt"
 >;
 
+/**
+ * How `q` is matched: full-text words (keyword), meaning by embeddings (semantic), or both fused by
+ * reciprocal rank (hybrid). Without an embedder only keyword exists.
+ */
+export const SEARCH_MODES = ["hybrid", "keyword", "semantic"] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+/** A search query's embedding, by the model whose item embeddings it is compared with. */
+export interface QueryEmbedding {
+  model: string;
+  vector: number[];
+}
+
 export interface SearchQuery {
   q?: string;
+  /** Absent: hybrid when an embedder is configured, else keyword (domain/search-modes.ts decides). */
+  mode?: SearchMode;
+  /** Set for hybrid and semantic searches by withQueryEmbeddings; the store's vector channel needs it. */
+  embedding?: QueryEmbedding;
   kinds?: ItemKind[];
   since?: Date;
   until?: Date;

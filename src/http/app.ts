@@ -14,6 +14,7 @@ import { crossOrigin } from "./cors";
 import { errorResponse } from "./errors";
 import { allowedMethods } from "./method-not-allowed";
 import { protectedResourceMetadataUrl } from "./protected-resource";
+import { adminEmbeddingsRoutes } from "./routes/admin-embeddings";
 import { health } from "./routes/health";
 import { ingestAddressRoutes } from "./routes/ingest-address";
 import { itemsRoutes } from "./routes/items";
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps) {
   app.route("/teams", teamsRoutes);
   app.route("/me/ingest-address", ingestAddressRoutes);
   app.route("/me", meRoutes);
+  app.route("/admin/embeddings", adminEmbeddingsRoutes);
   for (const [path, endpoint] of Object.entries(deps.endpoints)) app.route(path, endpointRoute(endpoint));
   app.route("/.well-known", wellKnownRoutes);
   app.route("/openapi.json", openApiRoutes);

@@ -20,6 +20,8 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   database_unavailable: 503,
   config_invalid: 500,
   auth_unavailable: 503,
+  semantic_search_unavailable: 400,
+  embedding_unavailable: 503,
   internal: 500,
 };
 

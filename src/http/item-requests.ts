@@ -23,6 +23,7 @@ export function parseSearchParams(query: (name: string) => string[] | undefined)
   const one = (name: string) => query(name)?.at(-1);
   const result = searchSchema.safeParse({
     q: one("q"),
+    mode: one("mode"),
     kinds: listParam(query("kind") ?? []),
     since: one("since"),
     until: one("until"),

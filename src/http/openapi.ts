@@ -169,7 +169,15 @@ function paths(): Record<string, Record<string, Operation>> {
         operationId: "searchItems",
         summary: "Search what the caller may see (owned, shared with them, or shared with a team of theirs)",
         parameters: [
-          query("q", s.q, "Full-text query; ranked when present, newest first otherwise"),
+          query("q", s.q, "What to look for; ranked when present, newest first otherwise"),
+          query(
+            "mode",
+            s.mode,
+            "How q is matched: hybrid (keyword and semantic fused by reciprocal rank; the default with an " +
+              "embedding model), keyword (every word or a hyphen/compound variant of it, then any word; the " +
+              "default without one) or semantic (by meaning; 400 semantic_search_unavailable without an " +
+              "embedding model). Every filter applies in every mode",
+          ),
           {
             ...query("kind", z.array(z.enum(ITEM_KINDS)), "Item kinds (repeat or comma-separate)"),
             style: "form",
@@ -185,7 +193,11 @@ function paths(): Record<string, Record<string, Operation>> {
           query("limit", s.limit, "Page size"),
           query("cursor", s.cursor, "nextCursor of the previous page"),
         ],
-        responses: { "200": json(res.searchResponse, "One page of results"), "400": error("Bad parameter") },
+        responses: {
+          "200": json(res.searchResponse, "One page of results"),
+          "400": error("Bad parameter, or mode=semantic without an embedding model"),
+          "503": error("mode=semantic and the embedding model is not answering (embedding_unavailable)"),
+        },
       }),
     },
     "/items/{id}": {
@@ -297,6 +309,13 @@ function paths(): Record<string, Record<string, Operation>> {
       }),
     },
     ...memoryPaths("/teams/{team}/memory", true),
+    "/admin/embeddings": {
+      get: secured("admin", {
+        operationId: "embeddingStatus",
+        summary: "The embedding model and how many of the workspace's items are indexed or pending",
+        responses: { "200": json(res.embeddingStatusResponse, "Counts for the configured model") },
+      }),
+    },
     "/me": {
       delete: secured("items:write", {
         operationId: "eraseMe",

@@ -40,7 +40,17 @@ const itemSummary = z.object({
 });
 
 export const searchResponse = z.object({
-  items: z.array(itemSummary.extend({ snippet: z.string(), rank: z.number() })),
+  items: z.array(
+    itemSummary.extend({
+      snippet: z.string().describe("From the best-matching passage (the best chunk when found by meaning)"),
+      rank: z
+        .number()
+        .describe(
+          "Higher is better. hybrid and semantic: the reciprocal-rank fusion score; keyword: 1 plus a " +
+            "share of the text rank for every-word matches, under 1 for any-word ones",
+        ),
+    }),
+  ),
   nextCursor: z.string().nullable(),
 });
 
@@ -56,6 +66,21 @@ export const itemResponse = itemSummary.extend({
   links: z.array(
     z.object({ direction: z.enum(["outgoing", "incoming"]), kind: z.string(), item: itemSummary }),
   ),
+  semanticIndex: z
+    .enum(["indexed", "pending", "not_configured"])
+    .describe(
+      "Whether semantic search finds the item by its current content: indexed, pending (waiting for the " +
+        "embeddings queue), or not_configured (no embedding model: keyword search only)",
+    ),
+});
+
+export const embeddingStatusResponse = z.object({
+  configured: z.boolean(),
+  model: z.string().nullable(),
+  dimensions: z.number().int().nullable(),
+  items: z.number().int().optional().describe("Items of the workspace"),
+  indexed: z.number().int().optional().describe("Indexed for semantic search by their current content"),
+  pending: z.number().int().optional().describe("Waiting for the embeddings queue or the daily backfill"),
 });
 
 const citation = z.object({
@@ -189,7 +214,13 @@ export const versionsResponse = z.object({
 
 export const versionResponse = z.looseObject({ id: z.uuid(), markdown: z.string(), createdAt: dateTime });
 
-export const healthResponse = z.object({ status: z.enum(["ok", "degraded"]), database: z.string() });
+export const healthResponse = z.object({
+  status: z.enum(["ok", "degraded"]),
+  database: z.string(),
+  embedder: z
+    .object({ status: z.enum(["configured", "not_configured"]), model: z.string().optional() })
+    .describe("The embedding model of semantic and hybrid search; not_configured: keyword-only"),
+});
 
 export const protectedResourceResponse = z.object({
   resource: z.string(),

@@ -19,7 +19,13 @@ const shape = searchSchema.shape;
 
 /** GET /items's query schema, field by field (so validation cannot drift), with names a model reads well. */
 const searchInput = z.object({
-  query: shape.q.describe("Words to look for (full-text, ranked); omit to list the most recent items"),
+  query: shape.q.describe(
+    "What to look for: words, or a question in your own words; omit to list the most recent items",
+  ),
+  mode: shape.mode.describe(
+    "hybrid: by words and by meaning, fused (the default when the service has an embedding model); " +
+      "keyword: by words only (the default without one); semantic: by meaning only (an error without one)",
+  ),
   kinds: shape.kinds.optional().describe("Only these kinds of item"),
   since: shape.since.describe("Only items that occurred at or after this date (YYYY-MM-DD or ISO 8601)"),
   until: shape.until.describe("Only items that occurred before this date"),

@@ -9,9 +9,20 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 API_VERSION = "0.1.0"
 
 
+class _HealthResponseEmbedderRequired(TypedDict):
+    status: Literal["configured", "not_configured"]
+
+
+class HealthResponseEmbedder(_HealthResponseEmbedderRequired, total=False):
+    """The embedding model of semantic and hybrid search; not_configured: keyword-only"""
+    model: str
+
+
 class HealthResponse(TypedDict):
     status: Literal["ok", "degraded"]
     database: str
+    #: The embedding model of semantic and hybrid search; not_configured: keyword-only
+    embedder: HealthResponseEmbedder
 
 
 class ProtectedResourceMetadataResponse(TypedDict):
@@ -76,7 +87,9 @@ class SearchItemsResponseItem(TypedDict):
     title: Optional[str]
     author: Optional[str]
     occurredAt: str
+    #: From the best-matching passage (the best chunk when found by meaning)
     snippet: str
+    #: Higher is better. hybrid and semantic: the reciprocal-rank fusion score; keyword: 1 plus a share of the text rank for every-word matches, under 1 for any-word ones
     rank: float
 
 
@@ -118,6 +131,8 @@ class GetItemResponse(TypedDict):
     metadata: Dict[str, Any]
     sharedWith: List[str]
     links: List[GetItemResponseLink]
+    #: Whether semantic search finds the item by its current content: indexed, pending (waiting for the embeddings queue), or not_configured (no embedding model: keyword search only)
+    semanticIndex: Literal["indexed", "pending", "not_configured"]
 
 
 class GetMemoryResponseVariant1StatementCitation(TypedDict):
@@ -356,6 +371,21 @@ ListTeamVersionsResponse = ListVersionsResponse
 
 
 GetTeamVersionResponse = GetVersionResponse
+
+
+class _EmbeddingStatusResponseRequired(TypedDict):
+    configured: bool
+    model: Optional[str]
+    dimensions: Optional[int]
+
+
+class EmbeddingStatusResponse(_EmbeddingStatusResponseRequired, total=False):
+    #: Items of the workspace
+    items: int
+    #: Indexed for semantic search by their current content
+    indexed: int
+    #: Waiting for the embeddings queue or the daily backfill
+    pending: int
 
 
 class IssueIngestAddressRequest(TypedDict, total=False):

@@ -169,12 +169,15 @@ class Items:
         until: Optional[Instant] = None,
         people: Union[str, Sequence[str], None] = None,
         limit: Optional[int] = None,
+        mode: Optional[str] = None,
     ) -> Pages[SearchHit, SearchPage]:
         """Search what the caller may see, across pages: ``for hit in client.items.search(q="...")``.
         ``since`` is inclusive, ``until`` exclusive (strings, or datetimes: a naive one is UTC); ``kind``
-        and ``people`` take one value or several."""
+        and ``people`` take one value or several. ``mode``: ``"hybrid"`` (words and meaning, fused; the server's
+        default with an embedding model), ``"keyword"`` or ``"semantic"``."""
         query: Dict[str, Any] = {
             "q": q,
+            "mode": mode,
             "kind": [kind] if isinstance(kind, str) else kind,
             "since": _instant(since),
             "until": _instant(until),

@@ -62,8 +62,13 @@ export interface UpsertOptions {
 }
 
 export interface SearchOptions {
-  /** Full-text query; ranked when present, newest first without it. */
+  /** What to look for; ranked when present, newest first without it. */
   q?: string;
+  /**
+   * hybrid (words and meaning, fused; the server's default with an embedding model), keyword (the default
+   * without one) or semantic (meaning only).
+   */
+  mode?: "hybrid" | "keyword" | "semantic";
   kind?: ItemKind | readonly ItemKind[];
   /** Occurred at or after (inclusive). */
   since?: string | Date;
@@ -180,6 +185,7 @@ export class ItemsApi {
   search(options: SearchOptions = {}): Paginator<SearchHit, SearchPage> {
     const query = {
       q: options.q,
+      mode: options.mode,
       kind: list(options.kind),
       since: instant(options.since),
       until: instant(options.until),

@@ -506,6 +506,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The embedding model and how many of the workspace's items are indexed or pending */
+        get: operations["embeddingStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -605,6 +622,12 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok" | "degraded";
                         database: string;
+                        /** @description The embedding model of semantic and hybrid search; not_configured: keyword-only */
+                        embedder: {
+                            /** @enum {string} */
+                            status: "configured" | "not_configured";
+                            model?: string;
+                        };
                     };
                 };
             };
@@ -618,6 +641,12 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok" | "degraded";
                         database: string;
+                        /** @description The embedding model of semantic and hybrid search; not_configured: keyword-only */
+                        embedder: {
+                            /** @enum {string} */
+                            status: "configured" | "not_configured";
+                            model?: string;
+                        };
                     };
                 };
             };
@@ -716,8 +745,10 @@ export interface operations {
     searchItems: {
         parameters: {
             query?: {
-                /** @description Full-text query; ranked when present, newest first otherwise */
+                /** @description What to look for; ranked when present, newest first otherwise */
                 q?: string;
+                /** @description How q is matched: hybrid (keyword and semantic fused by reciprocal rank; the default with an embedding model), keyword (every word or a hyphen/compound variant of it, then any word; the default without one) or semantic (by meaning; 400 semantic_search_unavailable without an embedding model). Every filter applies in every mode */
+                mode?: "hybrid" | "keyword" | "semantic";
                 /** @description Item kinds (repeat or comma-separate) */
                 kind?: ("email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note")[];
                 /** @description Occurred at or after (date or date-time) */
@@ -755,14 +786,16 @@ export interface operations {
                             author: string | null;
                             /** Format: date-time */
                             occurredAt: string;
+                            /** @description From the best-matching passage (the best chunk when found by meaning) */
                             snippet: string;
+                            /** @description Higher is better. hybrid and semantic: the reciprocal-rank fusion score; keyword: 1 plus a share of the text rank for every-word matches, under 1 for any-word ones */
                             rank: number;
                         }[];
                         nextCursor: string | null;
                     };
                 };
             };
-            /** @description Bad parameter */
+            /** @description Bad parameter, or mode=semantic without an embedding model */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -978,6 +1011,11 @@ export interface operations {
                                 occurredAt: string;
                             };
                         }[];
+                        /**
+                         * @description Whether semantic search finds the item by its current content: indexed, pending (waiting for the embeddings queue), or not_configured (no embedding model: keyword search only)
+                         * @enum {string}
+                         */
+                        semanticIndex: "indexed" | "pending" | "not_configured";
                     };
                 };
             };
@@ -3309,6 +3347,63 @@ export interface operations {
             };
             /** @description No such version, or no such team among the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    embeddingStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts for the configured model */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        configured: boolean;
+                        model: string | null;
+                        dimensions: number | null;
+                        /** @description Items of the workspace */
+                        items?: number;
+                        /** @description Indexed for semantic search by their current content */
+                        indexed?: number;
+                        /** @description Waiting for the embeddings queue or the daily backfill */
+                        pending?: number;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the admin scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,125 @@
+/**
+ * The embedding side of the items, the same for every entry point: what ingest hands to the embeddings
+ * queue, what the queue's consumer does with a message, the daily backfill of what was never embedded, and
+ * where an item or a workspace stands. Without an embedder every one of them does nothing.
+ */
+import type { Embedder } from "../domain/embeddings";
+import {
+  EMBED_IDS_PER_SEND,
+  type EmbeddingCounts,
+  type EmbeddingModelRef,
+  type EmbedOutcome,
+  embedItems,
+  embedSends,
+  type SemanticIndexState,
+} from "../domain/item-embedding";
+import type { UpsertOutcome } from "../domain/items";
+import type { Services } from "./services";
+
+type EmbeddingServices = Pick<Services, "embedder" | "embeddings" | "embedQueue">;
+
+const refOf = (embedder: Embedder): EmbeddingModelRef => ({
+  model: embedder.model,
+  dimensions: embedder.dimensions,
+});
+
+/** The ids of the items whose content changed (created or updated), in sends for the embeddings queue. */
+export async function enqueueChangedItems(
+  services: EmbeddingServices,
+  outcomes: UpsertOutcome[],
+): Promise<number> {
+  if (!services.embedder) return 0;
+  const changed = outcomes.filter((o) => o.status !== "unchanged").map((o) => o.id);
+  for (const send of embedSends(changed)) await services.embedQueue.send(send);
+  return changed.length;
+}
+
+/**
+ * Embeds the items of one queue message (embedItems: chunk, embed, write under the content hash they were
+ * read with). Null without an embedder. An EmbeddingError propagates: the consumer retries the message.
+ */
+export async function embedQueuedItems(
+  services: EmbeddingServices,
+  itemIds: string[],
+): Promise<EmbedOutcome | null> {
+  if (!services.embedder) return null;
+  return embedItems(itemIds, { embedder: services.embedder, chunks: services.embeddings });
+}
+
+export async function semanticIndexState(
+  services: EmbeddingServices,
+  itemId: string,
+): Promise<SemanticIndexState> {
+  if (!services.embedder) return "not_configured";
+  return (await services.embeddings.isIndexed(itemId, refOf(services.embedder))) ? "indexed" : "pending";
+}
+
+export interface EmbeddingStatus extends Partial<EmbeddingCounts> {
+  configured: boolean;
+  model: string | null;
+  dimensions: number | null;
+}
+
+/** The workspace's items, how many are indexed for the configured model and how many wait. */
+export async function embeddingStatus(
+  services: EmbeddingServices,
+  workspaceId: string,
+): Promise<EmbeddingStatus> {
+  const { embedder } = services;
+  if (!embedder) return { configured: false, model: null, dimensions: null };
+  const counts = await services.embeddings.counts(workspaceId, refOf(embedder));
+  return { configured: true, model: embedder.model, dimensions: embedder.dimensions, ...counts };
+}
+
+export interface BackfillReport {
+  pages: number;
+  enqueued: number;
+  sends: number;
+  /** Where the next backfill resumes; null when this one reached the end. */
+  resumeAfter: string | null;
+  complete: boolean;
+}
+
+/**
+ * The daily backfill: pages (by item id, `scan` items a page) through the items lacking embeddings of the
+ * configured model for their current content (never embedded, changed while the queue was down, or made
+ * by another model) and hands them to the embeddings queue. At most `maxRoundTrips` pages and sends; where
+ * it stops, the next one resumes (`after`).
+ */
+export async function backfillEmbeddings(
+  services: EmbeddingServices,
+  options: { after: string | null; scan: number; maxRoundTrips: number },
+): Promise<BackfillReport | null> {
+  const { embedder } = services;
+  if (!embedder) return null;
+  const report: BackfillReport = {
+    pages: 0,
+    enqueued: 0,
+    sends: 0,
+    resumeAfter: options.after,
+    complete: false,
+  };
+  let after = options.after;
+  let roundTrips = 0;
+  const scan = Math.max(1, options.scan);
+  // A page's read, and the sends its ids can need at most (EMBED_IDS_PER_SEND ids a send).
+  const pageTrips = 1 + Math.ceil(scan / EMBED_IDS_PER_SEND);
+  while (roundTrips + pageTrips <= options.maxRoundTrips) {
+    const page = await services.embeddings.missing(refOf(embedder), { after, scan });
+    roundTrips++;
+    report.pages++;
+    for (const send of embedSends(page.itemIds)) {
+      await services.embedQueue.send(send);
+      roundTrips++;
+      report.sends++;
+    }
+    report.enqueued += page.itemIds.length;
+    after = page.nextAfter;
+    if (after === null) {
+      report.complete = true;
+      break;
+    }
+  }
+  report.resumeAfter = after;
+  return report;
+}

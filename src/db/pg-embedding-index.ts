@@ -1,0 +1,52 @@
+/**
+ * EmbeddingIndex over Postgres: the chunk store (pg-chunk-store.ts) plus what the queue, the daily backfill,
+ * GET /items/:id and the admin counts ask. "Indexed" means a first chunk (chunk_index 0) of the model for the
+ * item's current content hash; with the model's size known, of that size only.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { EmbeddingIndex, EmbeddingModelRef } from "../domain/item-embedding";
+import type { Db } from "./client";
+import { createPgChunkStore } from "./pg-chunk-store";
+
+export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
+  const chunkOf = (ref: EmbeddingModelRef, item: SQL): SQL => sql`exists (
+    select 1 from item_chunks c
+    where c.item_id = ${item}.id and c.model = ${ref.model} and c.chunk_index = 0
+      and c.content_hash = ${item}.content_hash
+      ${ref.dimensions === null ? sql`` : sql`and c.dimensions = ${ref.dimensions}::int`})`;
+  return {
+    ...createPgChunkStore(db),
+    async isIndexed(itemId, ref) {
+      const result = await db.execute(
+        sql`select ${chunkOf(ref, sql.raw("i"))} as indexed from items i where i.id = ${itemId}::uuid`,
+      );
+      const value = (result.rows[0] as { indexed?: unknown } | undefined)?.indexed;
+      return value === true || value === "t" || value === "true";
+    },
+    async missing(ref, page) {
+      const scan = Math.max(1, Math.min(page.scan, 10_000));
+      const after = page.after ? sql`where id > ${page.after}::uuid` : sql``;
+      const result = await db.execute(sql`
+        with w as (select id, content_hash from items ${after} order by id limit ${scan}::int)
+        select w.id, not ${chunkOf(ref, sql.raw("w"))} as missing,
+          (select id from w order by id desc limit 1) as last, (select count(*) from w) as scanned
+        from w order by w.id`);
+      const rows = result.rows as { id: string; missing: unknown; last: string; scanned: unknown }[];
+      const first = rows[0];
+      return {
+        itemIds: rows.filter((r) => r.missing === true || r.missing === "t").map((r) => r.id),
+        nextAfter: first && Number(first.scanned) === scan ? first.last : null,
+      };
+    },
+    async counts(workspace, ref) {
+      const result = await db.execute(sql`
+        select count(*) as items, count(*) filter (where ${chunkOf(ref, sql.raw("i"))}) as indexed
+        from items i join workspace_members m on m.member_key = i.owner_id
+        where m.workspace_id = ${workspace}`);
+      const row = result.rows[0] as { items: unknown; indexed: unknown } | undefined;
+      const total = Number(row?.items ?? 0);
+      const indexed = Number(row?.indexed ?? 0);
+      return { items: total, indexed, pending: total - indexed };
+    },
+  };
+}

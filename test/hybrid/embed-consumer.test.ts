@@ -1,0 +1,133 @@
+/**
+ * The embeddings queue's consumer, called as the runtime calls it (a message batch), with the worker's
+ * real services: a write racing a delete leaves no embedding; a provider's 429 retries the message through
+ * the queue with a delay (never a loop); a malformed message is acked; the daily backfill re-sends what
+ * lacks embeddings.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { removeItem } from "../../src/app/items";
+import type { Services } from "../../src/app/services";
+import { buildServices } from "../../src/composition";
+import { runEmbeddingBackfill } from "../../src/cron/cron-sweep-handler";
+import { consumeEmbedBatch } from "../../src/cron/embed-consumer";
+import type { EmbedMessage } from "../../src/domain/item-embedding";
+import type { Env } from "../../src/env";
+import { newUserId } from "../support/auth";
+import { fakeLlm } from "../support/fake-llm-control";
+import { chunkCount } from "./support";
+
+const QUEUE = "unified-memory-embed";
+
+/** Items stored without going through ingest's enqueue (the store directly), so only the test embeds them. */
+async function stored(services: Services, owner: string, bodies: string[]): Promise<string[]> {
+  const { outcomes } = await services.items.upsert(
+    owner,
+    bodies.map((body, i) => ({
+      source: "notes",
+      externalId: `c-${i}`,
+      kind: "note" as const,
+      title: "Note",
+      body,
+      occurredAt: new Date(),
+    })),
+  );
+  return outcomes.map((o) => o.id);
+}
+
+/** A batch as the runtime hands it to the consumer, recording what the consumer does with each message. */
+async function consume(services: Services, bodies: unknown[]) {
+  const result = {
+    explicitAcks: [] as string[],
+    retryMessages: [] as { msgId: string; delaySeconds?: number }[],
+  };
+  const messages = bodies.map((body, i) => ({
+    id: `m-${i}`,
+    timestamp: new Date(),
+    attempts: 1,
+    body,
+    ack: () => void result.explicitAcks.push(`m-${i}`),
+    retry: (options?: QueueRetryOptions) =>
+      void result.retryMessages.push({ msgId: `m-${i}`, delaySeconds: options?.delaySeconds }),
+  }));
+  const batch = {
+    queue: QUEUE,
+    messages,
+    ackAll: () => {},
+    retryAll: () => {},
+  } as unknown as MessageBatch<unknown>;
+  const report = await consumeEmbedBatch(batch, services);
+  return { report, result };
+}
+
+describe("the embeddings consumer", () => {
+  it("writes nothing for an item deleted while it was being embedded, whichever commits first", async () => {
+    const services = buildServices(env as Env);
+    const owner = newUserId("race");
+    const [before, after] = await stored(services, owner, ["Deleted before the write.", "Deleted after it."]);
+    const racing: Services = {
+      ...services,
+      embeddings: {
+        ...services.embeddings,
+        async write(target, key, chunks) {
+          if (target.itemId === before) await removeItem(services, owner, before!);
+          const written = await services.embeddings.write(target, key, chunks);
+          if (target.itemId === after) await removeItem(services, owner, after!);
+          return written;
+        },
+      },
+    };
+    const { report, result } = await consume(racing, [{ itemIds: [before, after] }]);
+    expect(report).toMatchObject({ written: 1, skipped: 1 });
+    expect(result.explicitAcks).toEqual(["m-0"]);
+    expect(await chunkCount([before!, after!])).toBe(0);
+  });
+
+  it("retries a message through the queue after the provider's 429, with at least its Retry-After", async () => {
+    const services = buildServices(env as Env);
+    const owner = newUserId("limited");
+    const marker = `throttled-${crypto.randomUUID()}`;
+    const [id] = await stored(services, owner, [`A note that hits the limit ${marker}.`]);
+    const fault = await fakeLlm().fault(
+      marker,
+      { kind: "rate_limit", retryAfterSeconds: 90 },
+      { role: "embedding" },
+    );
+    const { report, result } = await consume(services, [{ itemIds: [id] }]);
+    expect(report).toMatchObject({ retried: 1, written: 0 });
+    expect(result.retryMessages).toEqual([{ msgId: "m-0", delaySeconds: 90 }]);
+    expect(await chunkCount([id!])).toBe(0);
+    await fault.remove();
+    // The retried delivery succeeds.
+    expect((await consume(services, [{ itemIds: [id] }])).report).toMatchObject({ written: 1 });
+  });
+
+  it("acks a malformed message without retrying it", async () => {
+    const { report, result } = await consume(buildServices(env as Env), [{ itemIds: ["not-a-uuid"] }, 42]);
+    expect(report).toMatchObject({ malformed: 2 });
+    expect(result.explicitAcks.sort()).toEqual(["m-0", "m-1"]);
+    expect(result.retryMessages).toEqual([]);
+  });
+
+  it("the daily backfill hands the items lacking embeddings to the queue, in messages of 20, and not again once embedded", async () => {
+    const base = buildServices(env as Env);
+    const owner = newUserId("backfill");
+    const ids = await stored(base, owner, ["Never embedded one.", "Never embedded two."]);
+    const sent: EmbedMessage[] = [];
+    const services: Services = {
+      ...base,
+      embedQueue: { send: async (messages) => void sent.push(...messages) },
+    };
+    await services.embedBackfillCursor.save(null);
+    const report = await runEmbeddingBackfill(services);
+    expect(report).toMatchObject({ complete: true, resumeAfter: null });
+    const enqueued = sent.flatMap((m) => m.itemIds);
+    expect(enqueued).toEqual(expect.arrayContaining(ids));
+    expect(sent.every((m) => m.itemIds.length <= 20)).toBe(true);
+    // Once embedded, they are not sent again.
+    await consume(services, [{ itemIds: ids }]);
+    sent.length = 0;
+    await runEmbeddingBackfill(services);
+    expect(sent.flatMap((m) => m.itemIds)).not.toEqual(expect.arrayContaining([ids[0]]));
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * Hybrid retrieval through the worker, with an embedder configured (the fake LLM's embeddings through the
+ * OpenAI SDK): ingest feeds the real embeddings queue, its consumer writes the chunks, and GET /items fuses
+ * the keyword and vector channels in every mode, under the access rule.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { newUserId } from "../support/auth";
+import { call, ingest, item, json, warmUpWorker } from "../support/items";
+import { registerMembers } from "../support/workspaces";
+import { chunkCount, externalIds, MODES, search, untilIndexed } from "./support";
+
+beforeAll(warmUpWorker);
+
+describe("hybrid search with an embedder configured", () => {
+  it("embeds what ingest sends to the queue, reports it indexed, and finds by meaning what keywords miss", async () => {
+    const user = newUserId("hy");
+    const outcomes = await ingest(user, [
+      item({
+        externalId: "invoice",
+        title: "Vendor payments",
+        body: "We receive the invoice from the supplier every month and pay it within thirty days.",
+      }),
+      item({
+        externalId: "ramen",
+        title: "Lunch",
+        body: "The new ramen place near the office opened today.",
+      }),
+    ]);
+    const ids = outcomes.map((o) => o.id);
+    await untilIndexed(user, ids);
+    expect(await chunkCount(ids)).toBeGreaterThanOrEqual(2);
+
+    // Misspelt: no word matches, so keyword search finds nothing; the vector channel does.
+    const q = "q=recieve%20invoise%20supplyer";
+    expect(externalIds(await search(user, `${q}&mode=keyword`))).toEqual([]);
+    expect(externalIds(await search(user, `${q}&mode=semantic`))[0]).toBe("invoice");
+    const hybrid = await search(user, q);
+    expect(externalIds(hybrid)[0]).toBe("invoice");
+    // Found by the vector channel alone: its snippet is its best chunk's.
+    expect(hybrid.items[0]!.snippet).toContain("We receive the invoice");
+    // Both channels agree on an own-words query; the fused score is higher than either channel alone.
+    const both = await search(user, "q=ramen%20office");
+    expect(externalIds(both)[0]).toBe("ramen");
+    expect(both.items[0]!.rank).toBeCloseTo(2 / 61, 10);
+
+    // Re-ingesting the same content changes nothing; changed content is re-embedded.
+    const [again] = await ingest(user, [
+      item({ externalId: "ramen", title: "Lunch", body: "The ramen place closed; try the dumpling bar." }),
+    ]);
+    expect(again!.status).toBe("updated");
+    await untilIndexed(user, [again!.id]);
+    expect(externalIds(await search(user, "q=dumplings&mode=semantic"))[0]).toBe("ramen");
+  });
+
+  it("applies every filter in every mode", async () => {
+    const user = newUserId("hy");
+    const outcomes = await ingest(user, [
+      item({
+        externalId: "a",
+        kind: "doc",
+        body: "Kestrel migration cut-over runbook",
+        author: "Ada",
+        occurredAt: "2026-01-05T00:00:00Z",
+      }),
+      item({
+        externalId: "b",
+        kind: "email",
+        body: "Kestrel migration cut-over runbook, emailed",
+        author: "Ben",
+        occurredAt: "2026-02-05T00:00:00Z",
+      }),
+    ]);
+    await untilIndexed(
+      user,
+      outcomes.map((o) => o.id),
+    );
+    for (const mode of MODES) {
+      const q = `q=kestrel%20cutover&mode=${mode}`;
+      expect(externalIds(await search(user, q)).sort(), mode).toEqual(["a", "b"]);
+      expect(externalIds(await search(user, `${q}&kind=doc`)), mode).toEqual(["a"]);
+      expect(externalIds(await search(user, `${q}&people=ben`)), mode).toEqual(["b"]);
+      expect(externalIds(await search(user, `${q}&since=2026-02-01`)), mode).toEqual(["b"]);
+      expect(externalIds(await search(user, `${q}&until=2026-02-01`)), mode).toEqual(["a"]);
+    }
+  });
+
+  it("pages over a fixed fused set: no gaps, no repeats, nothing written after the first page", async () => {
+    for (const mode of ["hybrid", "semantic"] as const) {
+      const user = newUserId("hy");
+      const outcomes = await ingest(
+        user,
+        Array.from({ length: 9 }, (_, i) =>
+          item({
+            externalId: `p-${i}`,
+            body: `Quarterly budget review ${"budget ".repeat(i % 3)}notes ${i}`,
+            occurredAt: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+          }),
+        ),
+      );
+      await untilIndexed(
+        user,
+        outcomes.map((o) => o.id),
+      );
+      const everything = externalIds(await search(user, `q=budget%20review&mode=${mode}&limit=100`));
+      expect(everything, mode).toHaveLength(9);
+      const first = await search(user, `q=budget%20review&mode=${mode}&limit=4`);
+      const late = await ingest(user, [item({ externalId: `late-${mode}`, body: "Budget review, late" })]);
+      await untilIndexed(user, [late[0]!.id]);
+      const seen = externalIds(first);
+      let cursor = first.nextCursor;
+      for (let pages = 1; cursor && pages < 10; pages++) {
+        const page = await search(user, `q=budget%20review&mode=${mode}&limit=4&cursor=${cursor}`);
+        seen.push(...externalIds(page));
+        cursor = page.nextCursor;
+      }
+      expect(seen, mode).toEqual(everything);
+      // A cursor of another mode's search is refused.
+      const other = mode === "hybrid" ? "semantic" : "hybrid";
+      const res = await call(user, "GET", `/items?q=budget&mode=${other}&cursor=${first.nextCursor}`);
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it("reports the embedder on /health and the workspace's pending counts to admins", async () => {
+    const health = await json<{ embedder: unknown }>(await call("anyone", "GET", "/health"));
+    expect(health.embedder).toEqual({ status: "configured", model: "openai:fake-embedding" });
+
+    const admin = newUserId("hy-admin");
+    await registerMembers(admin);
+    expect((await call(admin, "GET", "/admin/embeddings")).status).toBe(403);
+    const status = await json<Record<string, unknown>>(
+      await call(admin, "GET", "/admin/embeddings", { scopes: ["admin"] }),
+    );
+    expect(status).toMatchObject({ configured: true, model: "openai:fake-embedding" });
+    expect(status.items).toBe(Number(status.indexed) + Number(status.pending));
+    expect(Number(status.items)).toBeGreaterThan(0);
+  });
+});
