@@ -56,6 +56,8 @@ async function signedIn(link = signInLink): Promise<Page> {
     void dialog.dismiss();
   });
   page.on("pageerror", (error) => pageErrors.push(error.message));
+  // A loaded machine (the dev server embedding the demo workspace beside other suites) can take seconds.
+  page.setDefaultNavigationTimeout(60_000);
   await page.goto(link);
   await page.waitForURL(/\/console\/$/);
   return page;
@@ -245,9 +247,16 @@ describe("the console in Chromium", () => {
     await page.locator(".hit").first().waitFor();
     expect(await page.locator(".hit").count()).toBeGreaterThan(1);
     await poll(() => page.locator(".hit .snippet").first().textContent()).toMatch(/kestrel/i);
-    // No mode selector: this service's search has no modes.
-    await poll(() => page.locator("#filter-mode").count()).toBe(0);
+    // The modes the API's contract offers, after the service's default (which sends no mode).
+    expect(
+      await page.locator("#filter-mode option").evaluateAll((os) => os.map((o) => o.textContent)),
+    ).toEqual(["default", "hybrid", "keyword", "semantic"]);
     await shot(page, "search");
+    await page.getByLabel("Mode").selectOption("semantic");
+    await page.getByRole("button", { name: "Search", exact: true }).last().click();
+    await page.waitForURL(/mode=semantic/);
+    await page.locator(".hit").first().waitFor();
+    await page.getByLabel("Mode").selectOption("default");
 
     await page.getByLabel("email").check();
     await page.getByRole("button", { name: "Search", exact: true }).last().click();

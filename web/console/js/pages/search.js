@@ -71,6 +71,8 @@ export async function renderSearch({ main, params }) {
           el(
             "select",
             { id: "filter-mode", name: "mode" },
+            // The service's own default first (hybrid with an embedder, else keyword): no mode is sent.
+            el("option", { value: "", selected: !modes.includes(mode) }, "default"),
             modes.map((m) => el("option", { value: m, selected: m === mode }, m)),
           ),
         )
