@@ -1,11 +1,14 @@
 import type { MemoryAgent } from "./do/memory-agent";
 import type { SweepMessage } from "./memory/sweep-fanout";
+import type { AuditMessage } from "./queues/audit-queue";
 
 /** The worker's bindings. Settings arrive as strings and are validated by config/config.ts. */
 export interface Env {
   MEMORY_AGENT: DurableObjectNamespace<MemoryAgent>;
   /** The daily sweep's fan-out past what one invocation dispatches itself. */
   SWEEP_QUEUE: Queue<SweepMessage>;
+  /** The audit trail's events, written off the response path by the queue's consumer. */
+  AUDIT_QUEUE?: Queue<AuditMessage>;
   /** The edge cache of served memories and memberships (Workers KV); without it every read is Postgres. */
   MEMORY_CACHE?: KVNamespace;
   /** Workers AI, for EMBEDDING_MODEL=workers-ai:<model> (embeddings/workers-ai.ts); no local simulation. */

@@ -5,8 +5,10 @@
  * answers the request.
  */
 import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
+import { finishAudit } from "../app/audit";
 import type { EndpointContext, ProtocolEndpoint } from "../app/endpoint";
 import type { Services } from "../app/services";
+import { userAgentProduct } from "../domain/audit";
 import { AppError } from "../domain/errors";
 import { createMemoryMcpServer } from "./server";
 
@@ -24,12 +26,27 @@ export const mcpEndpoint: ProtocolEndpoint = {
   },
   methods: ["POST"],
   allowsOrigin,
-  handle(request, { services, caller, requestId, token, resourceMetadataUrl }) {
-    const handler = createMcpHandler(() => createMemoryMcpServer({ services, caller, requestId }), {
-      onerror: (error) =>
-        console.warn(JSON.stringify({ level: "warn", msg: "mcp_error", requestId, error: error.message })),
+  async handle(request, { services, caller, requestId, token, resourceMetadataUrl }) {
+    const userAgent = request.headers.get("user-agent");
+    const handler = createMcpHandler(
+      () => createMemoryMcpServer({ services, caller, requestId, userAgent }),
+      {
+        onerror: (error) =>
+          console.warn(JSON.stringify({ level: "warn", msg: "mcp_error", requestId, error: error.message })),
+      },
+    );
+    const response = await handler.fetch(request, {
+      authInfo: authInfoOf({ caller, token, resourceMetadataUrl }),
     });
-    return handler.fetch(request, { authInfo: authInfoOf({ caller, token, resourceMetadataUrl }) });
+    // Tools, resources and the prompt finish their own events; anything still pending is finished here.
+    finishAudit(services, {
+      caller,
+      channel: "mcp",
+      client: userAgentProduct(userAgent),
+      requestId,
+      status: response.status,
+    });
+    return response;
   },
 };
 
