@@ -36,6 +36,7 @@ export interface AuditEntry {
 /** The events one request has begun and not yet finished. */
 export class AuditTrail {
   #pending: AuditEntry[] = [];
+  #protocol = false;
 
   constructor(private readonly now: () => Date) {}
 
@@ -55,6 +56,18 @@ export class AuditTrail {
     };
     this.#pending.push(entry);
     return entry;
+  }
+
+  /**
+   * A protocol carried by the HTTP API (MCP) finishes the events of its own calls, which may end after the
+   * HTTP response has begun (a streamed answer): from now on the HTTP choke point leaves them alone.
+   */
+  handOver(): void {
+    this.#protocol = true;
+  }
+
+  get handedOver(): boolean {
+    return this.#protocol;
   }
 
   /** Sets `status` on every pending event that has none (e.g. the tool error that ended them). */
@@ -89,6 +102,7 @@ export const lostAuditEvents = (): number => lostEvents;
  * throws: the audit path failing costs the events, counted and logged, never the answer.
  */
 export function finishAudit(services: Services, origin: AuditOrigin): void {
+  if (origin.channel === "http" && services.audit.handedOver) return;
   const entries = services.audit.take();
   if (entries.length === 0) return;
   const events = entries.map((entry) => eventOf(entry, origin));

@@ -5,10 +5,8 @@
  * answers the request.
  */
 import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
-import { finishAudit } from "../app/audit";
 import type { EndpointContext, ProtocolEndpoint } from "../app/endpoint";
 import type { Services } from "../app/services";
-import { userAgentProduct } from "../domain/audit";
 import { AppError } from "../domain/errors";
 import { createMemoryMcpServer } from "./server";
 
@@ -26,8 +24,10 @@ export const mcpEndpoint: ProtocolEndpoint = {
   },
   methods: ["POST"],
   allowsOrigin,
-  async handle(request, { services, caller, requestId, token, resourceMetadataUrl }) {
+  handle(request, { services, caller, requestId, token, resourceMetadataUrl }) {
     const userAgent = request.headers.get("user-agent");
+    // Each tool, resource and prompt finishes its own audit events (tool-result.ts), with its own status.
+    services.audit.handOver();
     const handler = createMcpHandler(
       () => createMemoryMcpServer({ services, caller, requestId, userAgent }),
       {
@@ -35,18 +35,7 @@ export const mcpEndpoint: ProtocolEndpoint = {
           console.warn(JSON.stringify({ level: "warn", msg: "mcp_error", requestId, error: error.message })),
       },
     );
-    const response = await handler.fetch(request, {
-      authInfo: authInfoOf({ caller, token, resourceMetadataUrl }),
-    });
-    // Tools, resources and the prompt finish their own events; anything still pending is finished here.
-    finishAudit(services, {
-      caller,
-      channel: "mcp",
-      client: userAgentProduct(userAgent),
-      requestId,
-      status: response.status,
-    });
-    return response;
+    return handler.fetch(request, { authInfo: authInfoOf({ caller, token, resourceMetadataUrl }) });
   },
 };
 
