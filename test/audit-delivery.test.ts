@@ -17,6 +17,7 @@ import { lostAuditEvents } from "../src/app/audit";
 import type { Services } from "../src/app/services";
 import { buildServices, errorModel } from "../src/composition";
 import { consumeAuditBatch, consumeAuditDeadLetters } from "../src/cron/audit-consumer";
+import { pruneAudit } from "../src/cron/audit-retention";
 import type { AuditEvent, AuditStore } from "../src/domain/audit";
 import type { Env } from "../src/env";
 import { createApp } from "../src/http/app";
@@ -31,6 +32,7 @@ import {
   ingestSettled,
   installAgent,
   runAlarm,
+  services,
   statement,
   testDb,
 } from "./support/memory-agent";
@@ -215,5 +217,20 @@ describe("a read while the audit path is down", () => {
     expect(lostAuditEvents()).toBe(lostBefore + 1);
     expect(logLine(errors, "audit_lost")[0]).toMatchObject({ events: 1, actions: ["memory.read"] });
     expect(await storedIds(userId)).toEqual([]);
+  });
+});
+
+describe("retention", () => {
+  it("the daily cron deletes events older than AUDIT_RETENTION_DAYS and keeps the rest", async () => {
+    const actor = newUserId("retention");
+    const day = 86_400_000;
+    const old = event(actor, { at: new Date(Date.now() - 401 * day).toISOString() });
+    const kept = event(actor, { at: new Date(Date.now() - 399 * day).toISOString() });
+    await services().auditStore.write([old, kept]);
+    expect(await storedIds(actor)).toEqual([old.id, kept.id].sort());
+    const logs = vi.spyOn(console, "log");
+    await pruneAudit(services());
+    expect(await storedIds(actor)).toEqual([kept.id]);
+    expect(logLine(logs, "audit_pruned")[0]?.pruned).toBeGreaterThanOrEqual(1);
   });
 });
