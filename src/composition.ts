@@ -5,14 +5,16 @@
  * AGENT_DEFAULTS below.
  */
 import { generatorSource } from "./agent/generator-source";
+import { AuditTrail } from "./app/audit";
 import { createErrorModel, type ErrorModel } from "./app/errors";
 import type { Services } from "./app/services";
 import { type Config, configFor } from "./config/config";
-import { createDb } from "./db/client";
+import { createDb, type Db } from "./db/client";
 import { describeDatabaseError } from "./db/database-errors";
 import { createIngestAddresses } from "./db/ingest-addresses";
 import { createItemStore } from "./db/item-store";
 import { createMaterialChangeRecorder } from "./db/memory-events";
+import { createPgAuditStore } from "./db/pg-audit-store";
 import { createPgDismissalStore } from "./db/pg-dismissal-store";
 import { createPgEmbeddingIndex } from "./db/pg-embedding-index";
 import { createPgErasureStore } from "./db/pg-erasure-store";
@@ -20,6 +22,7 @@ import { createPgHealthProbe } from "./db/pg-health-probe";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
 import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSweepSource } from "./db/pg-sweep-source";
+import { createPgUsageStore } from "./db/pg-usage-store";
 import { createPgWorkspaceStore } from "./db/pg-workspace-store";
 import { createSweepCursorStore } from "./db/sweep-cursor";
 import type { AgentDeps } from "./do/memory-agent";
@@ -38,6 +41,7 @@ import { createMemoryEvents } from "./memory/material-changes";
 import { type MemoryCache, noMemoryCache } from "./memory/memory-cache";
 import type { SchedulePolicy } from "./memory/run-schedule";
 import { invalidatingUpserts } from "./memory/served-memory";
+import { createAuditQueue } from "./queues/audit-queue";
 import { createEmbedQueue } from "./queues/embed-queue";
 import { createSweepQueue } from "./queues/sweep-queue";
 
@@ -57,13 +61,13 @@ export function createWorkerApp() {
   return createApp({ services: buildServices, errors: errorModel, endpoints: { "/mcp": mcpEndpoint } });
 }
 
+/**
+ * The services of one request (or cron / queue / email invocation), each built on first use: a GET /memory
+ * answered from the edge cache builds the cache, the config and the audit trail, and no database client.
+ */
 export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   const config = configFor(env);
-  const db = createDb(config);
   const clock = systemClock;
-  const memoryAgents = createMemoryAgentClient(env.MEMORY_AGENT, clock);
-  const memoryCache = memoryCacheFor(env, config);
-  const embedder = embedderFor(env);
   const defer = async (work: Promise<unknown>) => {
     const logged = work.catch((error: unknown) =>
       console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorModel.logFields(error) })),
@@ -71,33 +75,73 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
     if (ctx) ctx.waitUntil(logged);
     else await logged;
   };
-  return {
-    config,
-    clock,
-    errors: errorModel,
-    health: createPgHealthProbe(db),
-    memoryEvents: createMemoryEvents({
-      recorder: createMaterialChangeRecorder(db, clock),
-      agents: memoryAgents,
-      defer,
-    }),
-    items: invalidatingUpserts(searchingItems(createItemStore(db), embedder), memoryCache),
-    embedder,
-    embeddings: createPgEmbeddingIndex(db),
-    embedQueue: createEmbedQueue(env.EMBED_QUEUE),
-    memoryReader: createPgMemoryReader(db),
-    memoryCache,
-    erasure: createPgErasureStore(db),
-    dismissals: createPgDismissalStore(db),
-    sweepSource: createPgSweepSource(db),
-    sweepQueue: createSweepQueue(env.SWEEP_QUEUE),
-    sweepCursor: createSweepCursorStore(db),
-    embedBackfillCursor: createSweepCursorStore(db, "embeddings"),
-    ingestAddresses: createIngestAddresses(db),
-    workspaces: createPgWorkspaceStore(db),
-    memoryAgents,
-    defer,
+  return lazily<Services>(
+    {
+      config: () => config,
+      clock: () => clock,
+      errors: () => errorModel,
+      defer: () => defer,
+      health: (s) => createPgHealthProbe(s.db()),
+      memoryEvents: (s) =>
+        createMemoryEvents({
+          recorder: createMaterialChangeRecorder(s.db(), clock),
+          agents: s.get("memoryAgents"),
+          defer,
+        }),
+      items: (s) =>
+        invalidatingUpserts(searchingItems(createItemStore(s.db()), s.get("embedder")), s.get("memoryCache")),
+      embedder: () => embedderFor(env),
+      embeddings: (s) => createPgEmbeddingIndex(s.db()),
+      embedQueue: () => createEmbedQueue(env.EMBED_QUEUE),
+      memoryReader: (s) => createPgMemoryReader(s.db()),
+      memoryCache: () => memoryCacheFor(env, config),
+      erasure: (s) => createPgErasureStore(s.db()),
+      dismissals: (s) => createPgDismissalStore(s.db()),
+      sweepSource: (s) => createPgSweepSource(s.db()),
+      sweepQueue: () => createSweepQueue(env.SWEEP_QUEUE),
+      sweepCursor: (s) => createSweepCursorStore(s.db()),
+      embedBackfillCursor: (s) => createSweepCursorStore(s.db(), "embeddings"),
+      ingestAddresses: (s) => createIngestAddresses(s.db()),
+      workspaces: (s) => createPgWorkspaceStore(s.db()),
+      memoryAgents: () => createMemoryAgentClient(env.MEMORY_AGENT, clock),
+      audit: () => new AuditTrail(() => clock.now()),
+      auditSink: () => createAuditQueue(env.AUDIT_QUEUE),
+      auditStore: (s) => createPgAuditStore(s.db()),
+      usage: (s) => createPgUsageStore(s.db()),
+    },
+    () => createDb(config),
+  );
+}
+
+interface Built<T> {
+  get<K extends keyof T>(key: K): T[K];
+  /** The request's database client, created on first use. */
+  db(): Db;
+}
+
+/** An object whose properties are each built on first read (once), by builders that may read each other. */
+function lazily<T extends object>(builders: { [K in keyof T]: (built: Built<T>) => T[K] }, db: () => Db): T {
+  const target = {} as T;
+  let database: Db | undefined;
+  const built: Built<T> = {
+    get: (key) => target[key],
+    db: () => {
+      database ??= db();
+      return database;
+    },
   };
+  for (const key of Object.keys(builders) as (keyof T)[]) {
+    Object.defineProperty(target, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = builders[key](built);
+        Object.defineProperty(target, key, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return target;
 }
 
 const embedders = new WeakMap<object, Embedder | null>();
@@ -153,6 +197,7 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     generation: () => source,
     policy: schedulePolicy(config),
     leaseMarginMs: AGENT_DEFAULTS.leaseMarginMs,
+    budgets: { daily: config.usage.daily, prices: config.usage.prices },
     logFields: errorModel.logFields,
   };
 }

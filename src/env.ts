@@ -1,6 +1,7 @@
 import type { MemoryAgent } from "./do/memory-agent";
 import type { EmbedMessage } from "./domain/item-embedding";
 import type { SweepMessage } from "./memory/sweep-fanout";
+import type { AuditMessage } from "./queues/audit-queue";
 
 /** The worker's bindings. Settings arrive as strings and are validated by config/config.ts. */
 export interface Env {
@@ -9,6 +10,8 @@ export interface Env {
   SWEEP_QUEUE: Queue<SweepMessage>;
   /** Items whose content changed, for the embeddings consumer (only used with EMBEDDING_MODEL). */
   EMBED_QUEUE: Queue<EmbedMessage>;
+  /** The audit trail's events, written off the response path by the queue's consumer. */
+  AUDIT_QUEUE?: Queue<AuditMessage>;
   /** The edge cache of served memories and memberships (Workers KV); without it every read is Postgres. */
   MEMORY_CACHE?: KVNamespace;
   /** Workers AI, for EMBEDDING_MODEL=workers-ai:<model> (embeddings/workers-ai.ts); no local simulation. */

@@ -3,6 +3,8 @@
  * each handed its services by the composition root; and the MemoryAgent class with its production wiring.
  */
 import { buildAgentDeps, buildServices, createWorkerApp } from "./composition";
+import { consumeAuditBatch, consumeAuditDeadLetters } from "./cron/audit-consumer";
+import { pruneAudit } from "./cron/audit-retention";
 import { runSweep } from "./cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "./cron/embed-consumer";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
@@ -22,16 +24,25 @@ export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   email: (message, env, ctx) => receiveEmail(message, buildServices(env, ctx)),
   async scheduled(controller, env, _ctx) {
-    await runSweep(buildServices(env), controller);
+    const services = buildServices(env);
+    await runSweep(services, controller);
+    await pruneAudit(services);
   },
   // One consumer per queue, chosen by the queue's name (wrangler.toml [[queues.consumers]]).
   async queue(batch, env, _ctx) {
+    const services = buildServices(env);
     switch (batch.queue) {
       case QUEUES.sweep:
-        await consumeSweepBatch(batch, buildServices(env).memoryAgents);
+        await consumeSweepBatch(batch, services.memoryAgents);
         return;
       case QUEUES.embed:
-        await consumeEmbedBatch(batch, buildServices(env));
+        await consumeEmbedBatch(batch, services);
+        return;
+      case QUEUES.audit:
+        await consumeAuditBatch(batch, { store: services.auditStore, errors: services.errors });
+        return;
+      case QUEUES.auditDeadLetters:
+        await consumeAuditDeadLetters(batch, { store: services.auditStore, errors: services.errors });
         return;
       default:
         // A queue bound to this worker without a consumer here: retrying cannot help, so it is left to
@@ -46,4 +57,6 @@ export default {
 const QUEUES = {
   sweep: "unified-memory-sweep",
   embed: "unified-memory-embed",
+  audit: "unified-memory-audit",
+  auditDeadLetters: "unified-memory-audit-dlq",
 } as const;

@@ -30,6 +30,18 @@ function runNow(state: AgentState, now: number, id = "r1"): AgentState {
 }
 
 describe("run schedule", () => {
+  it("defers a run a daily budget stopped to its instant, without counting it as a failed attempt", () => {
+    let state = subject();
+    const midnight = Date.UTC(2026, 0, 2);
+    for (let day = 0; day < policy.maxAttempts + 2; day++) {
+      const running = runNow(onRequest(state, "read", T, policy).state, T);
+      const error = { code: "budget_exhausted" as const, message: "spent" };
+      state = onFinish(running, "r1", { kind: "deferred", error, until: midnight }, T + MIN, policy);
+      expect(state).toMatchObject({ phase: "backoff", failures: 0, nextRunAt: midnight, lastError: error });
+      state = { ...state, phase: "idle", nextRunAt: null };
+    }
+  });
+
   it("schedules a read at once, and merges later requests into the same run", () => {
     const a = onRequest(subject(), "read", T, policy);
     expect(a.answer).toEqual({ status: "scheduled", runAt: T });

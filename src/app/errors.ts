@@ -4,7 +4,35 @@
  * Every entry point maps what it catches through this one model; how the infrastructure's failures look is
  * the adapters' knowledge, handed in where the worker is assembled.
  */
-import { AppError } from "../domain/errors";
+import { AppError, type ErrorCode } from "../domain/errors";
+
+/**
+ * The HTTP status of each error code: the HTTP API answers with it, and every other entry point records it
+ * as the outcome of an audited request (an MCP tool error is audited with the status HTTP would give).
+ */
+const HTTP_STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  validation_failed: 422,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  no_memory_at: 404,
+  method_not_allowed: 405,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  rate_limited: 429,
+  generation_unavailable: 503,
+  llm_not_configured: 503,
+  generation_failing: 503,
+  database_unavailable: 503,
+  config_invalid: 500,
+  auth_unavailable: 503,
+  semantic_search_unavailable: 400,
+  embedding_unavailable: 503,
+  internal: 500,
+};
+
+export const httpStatusOf = (code: ErrorCode): number => HTTP_STATUS[code];
 
 /** What an adapter can tell about an error of its own; null when the error is not one of its. */
 export interface InfrastructureFailure {

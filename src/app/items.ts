@@ -7,6 +7,7 @@ import type { ItemInput } from "../domain/item-schema";
 import type { SearchQuery } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { removeItemWithRedaction } from "../memory/deletion";
+import { queryHashOf } from "./audit";
 import { enqueueChangedItems, semanticIndexState } from "./embeddings";
 import type { Services } from "./services";
 
@@ -22,25 +23,35 @@ export async function ingestItems(services: Services, owner: string, inputs: Ite
   return outcomes;
 }
 
-/** What `subjectKey` may see that matches `query`. */
-export function searchItems(services: Pick<Services, "items">, subjectKey: string, query: SearchQuery) {
+/** What `subjectKey` may see that matches `query`. Audited: the query's hash (never its text) and the ids returned. */
+export async function searchItems(
+  services: Pick<Services, "items" | "audit">,
+  subjectKey: string,
+  query: SearchQuery,
+) {
+  const event = services.audit.begin("items.search", subjectKey, { queryHash: await queryHashOf(query.q) });
   if (query.since && query.until && query.since >= query.until) {
     throw new AppError("bad_request", '"since" must be before "until"');
   }
-  return services.items.search(subjectKey, query);
+  const page = await services.items.search(subjectKey, query);
+  event.itemIds = page.items.map((hit) => hit.id);
+  return page;
 }
 
 /**
  * One item `subjectKey` may see, with its links both ways and whether it is indexed for semantic search
- * with the configured model ("not_configured" without one); not_found otherwise.
+ * with the configured model ("not_configured" without one); not_found otherwise. Audited under the item's
+ * owner as subject (whose data was read), or the reader's own when it was not found.
  */
 export async function getItem(
-  services: Pick<Services, "items" | "embedder" | "embeddings" | "embedQueue">,
+  services: Pick<Services, "items" | "audit" | "embedder" | "embeddings" | "embedQueue">,
   subjectKey: string,
   id: string,
 ) {
+  const event = services.audit.begin("item.read", subjectKey, { itemIds: isUuid(id) ? [id] : [] });
   const item = await services.items.get(subjectKey, id);
   if (!item) throw notFound("Item");
+  event.subjectKey = item.ownerId;
   return { ...item, semanticIndex: await semanticIndexState(services, item.id) };
 }
 
@@ -54,7 +65,9 @@ export async function removeItem(
   subjectKey: string,
   id: string,
 ): Promise<"deleted" | "left"> {
+  const event = services.audit.begin("item.delete", subjectKey, { itemIds: isUuid(id) ? [id] : [] });
   const outcome = isUuid(id) ? await removeItemWithRedaction(services, subjectKey, id) : "not_found";
+  if (outcome === "left") event.action = "item.unshare";
   if (outcome === "not_found") throw notFound("Item");
   if (outcome === "via_team") {
     throw new AppError(

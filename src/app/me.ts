@@ -8,6 +8,7 @@ import {
   normalizeSenders,
 } from "../domain/ingest-addresses";
 import { eraseSubject } from "../memory/deletion";
+import { erasedNames } from "./audit";
 import type { Caller } from "./caller";
 import type { Services } from "./services";
 
@@ -15,8 +16,12 @@ import type { Services } from "./services";
  * Items, memory, versions, runs, the agent's state and the caller's place in the workspace (membership,
  * teams, shares); a later request with the same token starts from nothing, as a newcomer.
  */
-export function eraseMe(services: Services, caller: Caller): Promise<void> {
-  return eraseSubject(services, caller.subjectKey);
+export async function eraseMe(services: Services, caller: Caller): Promise<void> {
+  const event = services.audit.begin("me.erase", caller.subjectKey);
+  event.names = await erasedNames(caller);
+  await eraseSubject(services, caller.subjectKey);
+  // The audit trail keeps its events, with the caller's name replaced by a one-way hash.
+  await services.auditStore.eraseUser(caller.workspaceId, caller.userId, services.clock.now());
 }
 
 /**

@@ -34,15 +34,18 @@ export async function teamSubject(
  * missing or stale memory asks its agent for a run. `cached`: the subject's cache entry, when the entry
  * point has just read it.
  */
-export function readSubjectMemory(
+export async function readSubjectMemory(
   services: Services,
   subjectKey: string,
   options: { waitSeconds?: number; cached?: ServedMemory | null } = {},
 ) {
-  return readMemory(services, subjectKey, {
+  const event = services.audit.begin("memory.read", subjectKey);
+  const decision = await readMemory(services, subjectKey, {
     waitMs: (options.waitSeconds ?? 0) * 1000,
     cached: options.cached,
   });
+  if (decision.kind === "ready") event.version = decision.memory.id;
+  return decision;
 }
 
 export type RefreshOutcome =
@@ -87,6 +90,7 @@ export async function memoryVersions(services: Services, subjectKey: string, pag
 }
 
 export async function memoryVersion(services: Services, subjectKey: string, id: string) {
+  services.audit.begin("memory.version.read", subjectKey, { version: isUuid(id) ? id : null });
   const version = isUuid(id) ? await services.memoryReader.version(subjectKey, id) : null;
   if (!version) throw notFound("Memory version");
   return version;

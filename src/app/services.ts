@@ -3,6 +3,7 @@
  * composition root. Every entry point receives one of these and hands it to the operations.
  */
 import type { Config } from "../config/config";
+import type { AuditSink, AuditStore } from "../domain/audit";
 import type { Clock } from "../domain/clock";
 import type { Embedder } from "../domain/embeddings";
 import type { HealthProbe } from "../domain/health";
@@ -10,6 +11,7 @@ import type { IngestAddresses } from "../domain/ingest-addresses";
 import type { EmbeddingIndex, EmbedQueue } from "../domain/item-embedding";
 import type { ItemStore } from "../domain/items";
 import type { MemoryEvents } from "../domain/memory-events";
+import type { UsageStore } from "../domain/usage";
 import type { WorkspaceStore } from "../domain/workspace-store";
 import type { DismissalStore } from "../memory/dismissal-store";
 import type { ErasureStore } from "../memory/erasure-store";
@@ -19,6 +21,7 @@ import type { MemoryReader } from "../memory/memory-reader";
 import type { SweepQueue } from "../memory/sweep-fanout";
 import type { SweepCursorStore } from "../memory/sweep-plan";
 import type { SweepSource } from "../memory/sweep-source";
+import type { AuditTrail } from "./audit";
 import type { ErrorModel } from "./errors";
 
 export interface Services {
@@ -49,6 +52,14 @@ export interface Services {
   ingestAddresses: IngestAddresses;
   workspaces: WorkspaceStore;
   memoryAgents: MemoryAgents;
+  /** This request's audit events, begun by the operations and finished by the entry point. */
+  audit: AuditTrail;
+  /** Where finished events go (the audit queue). */
+  auditSink: AuditSink;
+  /** The append-only audit table: the fallback when the queue refuses, and what the audit routes read. */
+  auditStore: AuditStore;
+  /** The usage ledger (per subject per day). */
+  usage: UsageStore;
   /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
   defer(work: Promise<unknown>): Promise<void>;
 }

@@ -34,7 +34,9 @@ export function parseInstant(value: string, name: string): Date {
  * asked for; `no_memory_at` when the subject had no memory yet then (or it was erased since).
  */
 export async function memoryAsOf(services: Services, subjectKey: string, at: Date, format: MemoryFormat) {
+  const event = services.audit.begin("memory.version.read", subjectKey);
   const version = await services.memoryReader.versionAt(subjectKey, at);
+  event.version = version?.id ?? null;
   if (!version) {
     throw new AppError("no_memory_at", `There was no memory at ${at.toISOString()}`);
   }
@@ -62,10 +64,12 @@ export async function versionDiff(
   id: string | undefined,
   against?: string,
 ) {
+  const event = services.audit.begin("memory.diff.read", subjectKey);
   const versionId = id ?? (await services.memoryReader.current(subjectKey))?.version?.id;
   if (versionId === undefined) throw notFound("Memory version");
   const to = isUuid(versionId) ? await services.memoryReader.version(subjectKey, versionId) : null;
   if (!to) throw notFound("Memory version");
+  event.version = to.id;
   let from = null;
   if (against !== undefined) {
     from = isUuid(against) ? await services.memoryReader.version(subjectKey, against) : null;
@@ -107,9 +111,11 @@ export async function dismissStatement(
   statementId: string,
   reason: string | null,
 ): Promise<{ dismissal: DismissalJson; version: string; etag: string }> {
+  const event = services.audit.begin("statement.dismiss", subjectKey);
   if (statementId.length === 0 || statementId.length > 200) throw notFound("Statement");
   const outcome = await services.dismissals.dismiss(subjectKey, statementId, reason, services.clock.now());
   if (outcome.kind === "not_found") throw notFound("Statement in the current memory");
+  event.version = outcome.versionId;
   await refreshCacheEntry(services, subjectKey);
   const current = await services.memoryReader.current(subjectKey);
   const etag = current?.version ? etagOf(current.version) : "";

@@ -4,7 +4,7 @@
  * memories in the same write (memory/workspace-changes.ts).
  */
 import { AppError, notFound } from "../domain/errors";
-import { isTeamId, nameProblem, type Team } from "../domain/workspaces";
+import { isTeamId, nameProblem, type Team, teamKey, userKey } from "../domain/workspaces";
 import { deleteTeam as deleteTeamWithRedaction, putTeam, removeMember } from "../memory/workspace-changes";
 import { type Caller, hasScope } from "./caller";
 import type { Services } from "./services";
@@ -29,7 +29,9 @@ export async function addMember(services: Services, caller: Caller, user: string
 }
 
 export async function removeWorkspaceMember(services: Services, caller: Caller, user: string) {
+  const event = services.audit.begin("member.remove", caller.subjectKey);
   const userId = userIdOf(user);
+  event.subjectKey = userKey(caller.workspaceId, userId);
   if (userId === caller.userId) {
     throw new AppError("bad_request", "An admin cannot remove themselves; ask another admin");
   }
@@ -62,6 +64,10 @@ export function replaceTeam(
   teamId: string,
   team: { name: string; members: string[] },
 ) {
+  services.audit.begin(
+    "team.change",
+    isTeamId(teamId) ? teamKey(caller.workspaceId, teamId) : caller.subjectKey,
+  );
   if (!isTeamId(teamId)) {
     throw new AppError(
       "bad_request",
@@ -73,6 +79,10 @@ export function replaceTeam(
 
 /** Deletes the team with its memory, versions, runs and agent; not_found if there is none. */
 export async function deleteTeam(services: Services, caller: Caller, teamId: string) {
+  services.audit.begin(
+    "team.change",
+    isTeamId(teamId) ? teamKey(caller.workspaceId, teamId) : caller.subjectKey,
+  );
   if (!isTeamId(teamId) || !(await deleteTeamWithRedaction(services, caller.workspaceId, teamId))) {
     throw notFound("Team");
   }

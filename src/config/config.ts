@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { EmbeddingProvider, EmbeddingSettings } from "../domain/embeddings";
 import { AppError } from "../domain/errors";
 import type { LlmSettings } from "../domain/llm";
+import type { DailyBudgets, ModelPrices } from "../domain/usage";
 
 /** A setting that is missing or malformed; names the setting so start-up errors are actionable. */
 export class ConfigError extends AppError {
@@ -155,7 +156,43 @@ const rawSchema = z.object({
       .optional(),
   ),
   INGEST_EMAIL_MAX_BYTES: intSetting(10 * 1024 * 1024, 1024, 25 * 1024 * 1024),
+
+  /** Audit events older than this many days are pruned by the daily cron. */
+  AUDIT_RETENTION_DAYS: intSetting(400, 1, 36_500),
+  /** JSON: USD per million input/output tokens by model, e.g. {"claude-sonnet-4-5":{"input":3,"output":15}}. */
+  MODEL_PRICES: optionalString.transform((value, ctx) => {
+    if (value === undefined) return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be JSON" });
+      return z.NEVER;
+    }
+    const prices = modelPrices.safeParse(parsed);
+    if (!prices.success) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          'must map model names to {"input": USD per million tokens, "output": USD per million tokens}',
+      });
+      return z.NEVER;
+    }
+    return prices.data;
+  }),
+  /** Per subject per day (UTC): a run that would start past it ends as budget_exhausted without an LLM call. */
+  DAILY_RUN_BUDGET_USD: optionalString
+    .transform((v) => (v === undefined ? undefined : Number(v)))
+    .pipe(z.number("must be a number").positive().optional()),
+  DAILY_TOKEN_BUDGET: optionalString
+    .transform((v) => (v === undefined ? undefined : Number(v)))
+    .pipe(z.number("must be a whole number").int("must be a whole number").positive().optional()),
 });
+
+const modelPrices = z.record(
+  z.string().min(1),
+  z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }).strict(),
+);
 
 export type Auth = (
   | { kind: "hs256"; secret: string; issuer?: string; audience?: string }
@@ -186,6 +223,8 @@ export interface Config {
   budgets: { maxTurns: number; maxToolCalls: number; maxTokens: number; wallMs: number };
   salvage: { minShare: number };
   inboundEmail: { domain: string; maxBytes: number };
+  audit: { retentionDays: number };
+  usage: { prices: ModelPrices; daily: DailyBudgets };
 }
 
 type RawEnv = Record<string, unknown>;
@@ -242,6 +281,14 @@ export function parseConfig(env: RawEnv): Config {
     },
     salvage: { minShare: c.SALVAGE_MIN_SHARE },
     inboundEmail: { domain: c.INGEST_EMAIL_DOMAIN ?? "ingest.localhost", maxBytes: c.INGEST_EMAIL_MAX_BYTES },
+    audit: { retentionDays: c.AUDIT_RETENTION_DAYS },
+    usage: {
+      prices: c.MODEL_PRICES,
+      daily: {
+        ...(c.DAILY_RUN_BUDGET_USD === undefined ? {} : { usd: c.DAILY_RUN_BUDGET_USD }),
+        ...(c.DAILY_TOKEN_BUDGET === undefined ? {} : { tokens: c.DAILY_TOKEN_BUDGET }),
+      },
+    },
   };
 }
 

@@ -1,11 +1,13 @@
 /** RunLedger over Postgres: every multi-statement write is one atomic db.batch. */
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, ne, type SQL, sql } from "drizzle-orm";
 import type { RunStats } from "../domain/generation";
+import type { ModelUsage } from "../domain/memory";
+import { utcDay } from "../domain/usage";
 import type { AcceptResult, RunEnd, RunLedger } from "../memory/run-ledger";
 import type { Db } from "./client";
 import { readDismissals } from "./dismissal-rows";
 import { principalsOf } from "./item-rows";
-import { memories, memoryRuns } from "./schema";
+import { memories, memoryRuns, usageDaily } from "./schema";
 import { uuidArray } from "./sql-values";
 
 export function createPgRunLedger(db: Db): RunLedger {
@@ -35,23 +37,19 @@ export function createPgRunLedger(db: Db): RunLedger {
 
     async runStarted(run) {
       await db.batch([
-        // One run at a time per subject: a row another run left `running` (its ending never landed) is closed.
-        db
-          .update(memoryRuns)
-          .set({
-            status: "failed",
-            outcome: "interrupted",
-            finishedAt: run.startedAt,
-            errorCode: "run_interrupted",
-            errorMessage: "a later run started before this one recorded its ending",
-          })
-          .where(
-            and(
-              eq(memoryRuns.subjectKey, run.subjectKey),
-              eq(memoryRuns.status, "running"),
-              ne(memoryRuns.id, run.id),
-            ),
-          ),
+        // One run at a time per subject: a row another run left `running` (its ending never landed) is closed,
+        // and counted as failed in the usage ledger.
+        db.execute(sql`
+          with closed as (
+            update memory_runs set status = 'failed', outcome = 'interrupted',
+                   finished_at = ${run.startedAt.toISOString()}::timestamptz, error_code = 'run_interrupted',
+                   error_message = 'a later run started before this one recorded its ending'
+            where subject_id = ${run.subjectKey} and status = 'running' and id <> ${run.id}::uuid
+            returning subject_id, coalesce(started_at, queued_at) as started_at)
+          insert into usage_daily (subject_id, day, model, runs, failed)
+          select subject_id, (started_at at time zone 'UTC')::date, '', count(*), count(*) from closed
+          group by 1, 2
+          ${addUsageOnConflict}`),
         db.insert(memoryRuns).values({
           id: run.id,
           subjectKey: run.subjectKey,
@@ -115,6 +113,16 @@ export function createPgRunLedger(db: Db): RunLedger {
             finished_at = ${at}::timestamptz, ${statsSet(stats)}
           where id = ${run.id}::uuid
           returning outcome`),
+        usageUpsert(
+          db,
+          run.subjectKey,
+          run.startedAt,
+          {
+            succeeded: sql`case when exists (select 1 from memory_versions where id = ${versionId}::uuid) then 1 else 0 end`,
+            failed: sql`case when exists (select 1 from memory_versions where id = ${versionId}::uuid) then 0 else 1 end`,
+          },
+          stats.usage,
+        ),
       ]);
       if (inserted.rows.length === 1) return { written: true, versionId } satisfies AcceptResult;
       const reason =
@@ -130,6 +138,17 @@ export function createPgRunLedger(db: Db): RunLedger {
                  verdict = ${end.verdict ? JSON.stringify(end.verdict) : null}::jsonb,
                  error_code = ${end.errorCode}, error_message = ${end.errorMessage.slice(0, 2000)}, ${statsSet(end.stats)}
           where id = ${run.id}::uuid`),
+        usageUpsert(
+          db,
+          run.subjectKey,
+          run.startedAt,
+          end.outcome === "budget_exhausted"
+            ? { budgetExhausted: sql`1` }
+            : end.status === "rejected"
+              ? { rejected: sql`1` }
+              : { failed: sql`1` },
+          end.stats.usage,
+        ),
         db
           .insert(memories)
           .values({
@@ -146,22 +165,33 @@ export function createPgRunLedger(db: Db): RunLedger {
     },
 
     async runInterrupted(runId, subjectKey, at, code, message) {
-      await db
-        .update(memoryRuns)
-        .set({
-          status: "failed",
-          outcome: "interrupted",
-          finishedAt: at,
-          errorCode: code,
-          errorMessage: message,
+      await db.execute(sql`
+        with closed as (
+          update memory_runs set status = 'failed', outcome = 'interrupted', finished_at = ${at.toISOString()}::timestamptz,
+                 error_code = ${code}, error_message = ${message}
+          where id = ${runId}::uuid and subject_id = ${subjectKey} and status = 'running'
+          returning subject_id, coalesce(started_at, queued_at) as started_at)
+        insert into usage_daily (subject_id, day, model, runs, failed)
+        select subject_id, (started_at at time zone 'UTC')::date, '', 1, 1 from closed
+        ${addUsageOnConflict}`);
+    },
+
+    async spentOn(subjectKey, day) {
+      const rows = await db
+        .select({
+          model: usageDaily.model,
+          inputTokens: usageDaily.inputTokens,
+          outputTokens: usageDaily.outputTokens,
+          calls: usageDaily.llmCalls,
         })
-        .where(
-          and(
-            eq(memoryRuns.id, runId),
-            eq(memoryRuns.subjectKey, subjectKey),
-            eq(memoryRuns.status, "running"),
-          ),
-        );
+        .from(usageDaily)
+        .where(and(eq(usageDaily.subjectKey, subjectKey), eq(usageDaily.day, day), ne(usageDaily.model, "")));
+      return Object.fromEntries(
+        rows.map((r) => [
+          r.model,
+          { inputTokens: Number(r.inputTokens), outputTokens: Number(r.outputTokens), calls: r.calls },
+        ]),
+      );
     },
   };
 }
@@ -169,4 +199,42 @@ export function createPgRunLedger(db: Db): RunLedger {
 function statsSet(stats: RunStats) {
   return sql`turns = ${stats.turns}, tool_calls = ${stats.toolCalls}, input_tokens = ${stats.inputTokens},
              output_tokens = ${stats.outputTokens}, usage = ${JSON.stringify(stats.usage)}::jsonb`;
+}
+
+/** Adds a row's counts to the day's row instead of replacing it. */
+const addUsageOnConflict = sql`on conflict (subject_id, day, model) do update set
+  runs = usage_daily.runs + excluded.runs, succeeded = usage_daily.succeeded + excluded.succeeded,
+  rejected = usage_daily.rejected + excluded.rejected, failed = usage_daily.failed + excluded.failed,
+  budget_exhausted = usage_daily.budget_exhausted + excluded.budget_exhausted,
+  llm_calls = usage_daily.llm_calls + excluded.llm_calls,
+  input_tokens = usage_daily.input_tokens + excluded.input_tokens,
+  output_tokens = usage_daily.output_tokens + excluded.output_tokens`;
+
+type OutcomeCounts = Partial<Record<"succeeded" | "rejected" | "failed" | "budgetExhausted", SQL>>;
+
+/**
+ * One run's ending in the usage ledger: the run on the day's '' row (by outcome), its tokens and calls on
+ * one row per model; the day is the one the run started (UTC).
+ */
+function usageUpsert(db: Db, subjectKey: string, startedAt: Date, counts: OutcomeCounts, usage: ModelUsage) {
+  const day = utcDay(startedAt);
+  const models = JSON.stringify(
+    Object.entries(usage).map(([model, u]) => ({
+      model,
+      calls: u.calls,
+      input_tokens: u.inputTokens,
+      output_tokens: u.outputTokens,
+    })),
+  );
+  const zero = sql`0`;
+  return db.execute(sql`
+    insert into usage_daily
+      (subject_id, day, model, runs, succeeded, rejected, failed, budget_exhausted, llm_calls, input_tokens, output_tokens)
+    select ${subjectKey}, ${day}::date, '', 1, ${counts.succeeded ?? zero}, ${counts.rejected ?? zero},
+           ${counts.failed ?? zero}, ${counts.budgetExhausted ?? zero}, 0, 0, 0
+    union all
+    select ${subjectKey}, ${day}::date, u.model, 0, 0, 0, 0, 0, u.calls, u.input_tokens, u.output_tokens
+    from jsonb_to_recordset(${models}::jsonb) as u(model text, calls int, input_tokens bigint, output_tokens bigint)
+    where u.model <> ''
+    ${addUsageOnConflict}`);
 }

@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   bigserial,
   check,
   customType,
+  date,
   index,
   integer,
   jsonb,
@@ -321,4 +323,64 @@ export const itemChunks = pgTable(
       sql`${t.chunkIndex} >= 0 and ${t.startOffset} >= 0 and ${t.endOffset} >= ${t.startOffset}`,
     ),
   ],
+);
+
+/**
+ * The audit trail: one row per read of memory or items and per access-changing write, append-only (no route
+ * updates or deletes one; the daily cron prunes past AUDIT_RETENTION_DAYS, and an erase replaces the erased
+ * user's name with `erased:<hash>`). Written once by id from the audit queue (db/pg-audit-store.ts).
+ */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: uuid("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    at: timestamptz("at").notNull(),
+    /** Names inside the workspace (`ada`, `team:payments`), never keys. */
+    actor: text("actor").notNull(),
+    subject: text("subject").notNull(),
+    action: text("action").notNull(),
+    channel: text("channel").notNull(),
+    client: text("client"),
+    requestId: text("request_id").notNull(),
+    versionId: uuid("version_id"),
+    itemIds: uuid("item_ids").array().notNull().default(sql`'{}'::uuid[]`),
+    /** A search's query as a hash, never its text. */
+    queryHash: text("query_hash"),
+    status: integer("status").notNull(),
+    recordedAt: timestamptz("recorded_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("audit_events_workspace_idx").on(t.workspaceId, t.at.desc(), t.id.desc()),
+    index("audit_events_subject_idx").on(t.workspaceId, t.subject, t.at.desc(), t.id.desc()),
+    index("audit_events_at_idx").on(t.at),
+  ],
+);
+
+/** Users who erased themselves, by the one-way hash their events now carry, and when. */
+export const auditErasures = pgTable("audit_erasures", {
+  hash: text("hash").primaryKey(),
+  erasedAt: timestamptz("erased_at").notNull(),
+});
+
+/**
+ * The usage ledger: per subject, per day (UTC, the day the run started), per model, what the runs spent;
+ * the row of model '' counts the runs by outcome. Written in the same batch as the run's ending.
+ */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    subjectKey: text("subject_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    model: text("model").notNull(),
+    runs: integer("runs").notNull().default(0),
+    succeeded: integer("succeeded").notNull().default(0),
+    rejected: integer("rejected").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    budgetExhausted: integer("budget_exhausted").notNull().default(0),
+    llmCalls: integer("llm_calls").notNull().default(0),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.subjectKey, t.day, t.model] }), index("usage_daily_day_idx").on(t.day)],
 );

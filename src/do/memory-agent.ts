@@ -32,6 +32,8 @@ export interface AgentDeps {
   generation(): GeneratorSource;
   policy: SchedulePolicy;
   leaseMarginMs: number;
+  /** The subject's daily budgets (DAILY_RUN_BUDGET_USD, DAILY_TOKEN_BUDGET) and the price table. */
+  budgets?: RunExecutionDeps["budgets"];
   /** What may be logged about an error (never parameters or messages). */
   logFields(error: unknown): Record<string, unknown>;
 }

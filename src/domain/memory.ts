@@ -79,6 +79,8 @@ export const RUN_ERROR_CODES = [
   "budget_tool_calls",
   "budget_tokens",
   "budget_wall_time",
+  // the subject's daily usage budget (DAILY_RUN_BUDGET_USD, DAILY_TOKEN_BUDGET): tried again the next day
+  "budget_exhausted",
   // the draft and the judge
   "no_memory_block",
   "judge_invalid_verdict",

@@ -3,9 +3,11 @@
  * and the protocols it carries (MCP at /mcp) by whoever assembles the worker, and imports none of them.
  */
 import { Hono } from "hono";
+import { finishAudit } from "../app/audit";
 import type { EndpointContext, ProtocolEndpoint } from "../app/endpoint";
 import type { ErrorModel } from "../app/errors";
 import type { Services } from "../app/services";
+import { userAgentProduct } from "../domain/audit";
 import { AppError } from "../domain/errors";
 import type { Env } from "../env";
 import { authenticate } from "./auth";
@@ -15,6 +17,7 @@ import { errorResponse } from "./errors";
 import { allowedMethods } from "./method-not-allowed";
 import { protectedResourceMetadataUrl } from "./protected-resource";
 import { adminEmbeddingsRoutes } from "./routes/admin-embeddings";
+import { auditRoutes, usageRoutes } from "./routes/audit";
 import { health } from "./routes/health";
 import { ingestAddressRoutes } from "./routes/ingest-address";
 import { itemsRoutes } from "./routes/items";
@@ -42,8 +45,21 @@ export function createApp(deps: AppDeps) {
     const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     c.header("X-Request-Id", requestId);
-    c.set("services", deps.services(c.env, c.executionCtx));
+    const services = deps.services(c.env, c.executionCtx);
+    c.set("services", services);
     await next();
+    // The audit's choke point: the events the operations began are finished with the answer's status
+    // (refusals included) and sent after the response.
+    const caller = c.get("caller");
+    if (caller) {
+      finishAudit(services, {
+        caller,
+        channel: "http",
+        client: userAgentProduct(c.req.header("user-agent")),
+        requestId,
+        status: c.res.status,
+      });
+    }
     // Again after the handler: a protocol endpoint answers with its own Response, which Hono does not merge
     // with headers set before it ran.
     c.header("X-Request-Id", requestId);
@@ -61,6 +77,8 @@ export function createApp(deps: AppDeps) {
   app.route("/me/ingest-address", ingestAddressRoutes);
   app.route("/me", meRoutes);
   app.route("/admin/embeddings", adminEmbeddingsRoutes);
+  app.route("/audit", auditRoutes);
+  app.route("/usage", usageRoutes);
   for (const [path, endpoint] of Object.entries(deps.endpoints)) app.route(path, endpointRoute(endpoint));
   app.route("/.well-known", wellKnownRoutes);
   app.route("/openapi.json", openApiRoutes);

@@ -90,15 +90,33 @@ function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-function verifyToken(token: string, auth: Auth): Promise<JWTPayload> {
+async function verifyToken(token: string, auth: Auth): Promise<JWTPayload> {
   if (auth.kind === "hs256") {
-    return verify(token, auth.secret, {
+    return verify(token, await hmacKey(auth.secret), {
       alg: "HS256",
       ...(auth.issuer ? { iss: auth.issuer } : {}),
       ...(auth.audience ? { aud: auth.audience } : {}),
     });
   }
   return verifyJwks(token, auth);
+}
+
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
+/** The HS256 secret as a verification key, imported once per isolate (not on every request). */
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["verify"],
+    );
+    hmacKeys.set(secret, key);
+  }
+  return key;
 }
 
 async function verifyJwks(token: string, auth: Extract<Auth, { kind: "jwks" }>): Promise<JWTPayload> {

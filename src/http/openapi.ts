@@ -7,10 +7,12 @@
 import { z } from "zod";
 import type { Scope } from "../app/caller";
 import { MAX_ITEMS_PER_REQUEST, searchSchema } from "../app/item-input";
+import { AUDIT_ACTIONS } from "../domain/audit";
 import { ITEM_KINDS, itemInputSchema } from "../domain/item-schema";
 import { PAGE_LIMIT } from "../domain/pages";
 import { MAX_TEAM_ID_LENGTH, MAX_USER_ID_LENGTH } from "../domain/workspaces";
 import { MAX_WAIT_SECONDS } from "../memory/read-model";
+import { AUDIT_PAGE_LIMIT } from "./audit-requests";
 import { ingestAddressBodySchema } from "./ingest-address-schema";
 import * as res from "./response-schemas";
 import { dismissBodySchema } from "./statement-schemas";
@@ -320,7 +322,70 @@ function paths(): Record<string, Record<string, Operation>> {
       delete: secured("items:write", {
         operationId: "eraseMe",
         summary: "Erase everything of the caller",
+        description:
+          "Items, memory, versions, runs, the agent's state and the caller's place in the workspace. Audit " +
+          "events are kept, with the caller's name replaced by erased:<one-way hash> as actor and subject.",
         responses: { "204": { description: "Erased" } },
+      }),
+    },
+    "/me/audit": {
+      get: secured("memory:read", {
+        operationId: "myAudit",
+        summary: "Who read the caller's memory and items, and when, newest first",
+        parameters: auditParams(false),
+        responses: {
+          "200": json(res.auditPageResponse, "One page of events"),
+          "400": error("Bad parameter or cursor"),
+        },
+      }),
+    },
+    "/me/usage": {
+      get: secured("memory:read", {
+        operationId: "myUsage",
+        summary:
+          "What the caller's memory cost per day: runs, LLM calls, tokens per model, reads, estimated USD",
+        parameters: usageParams,
+        responses: {
+          "200": json(res.myUsageResponse, "The days with anything on them, oldest first"),
+          "400": error("Bad date range"),
+        },
+      }),
+    },
+    "/audit": {
+      get: secured("admin", {
+        operationId: "workspaceAudit",
+        summary: "The workspace's audit events, newest first; ?format=ndjson exports every matching event",
+        description:
+          "Every read of memory or items and every access-changing write, on every channel (http, mcp). " +
+          "Append-only: no route changes an event; events older than AUDIT_RETENTION_DAYS are pruned daily.",
+        parameters: [
+          ...auditParams(true),
+          query("format", z.enum(["json", "ndjson"]).default("json"), "ndjson: one event a line, all pages"),
+        ],
+        responses: {
+          "200": {
+            ...json(res.auditPageResponse, "One page of events (or, with format=ndjson, every event)"),
+            content: {
+              "application/json": { schema: schemaOf(res.auditPageResponse, "output") },
+              "application/x-ndjson": { schema: schemaOf(res.auditEventResponse, "output") },
+            },
+          },
+          "400": error("Bad parameter or cursor"),
+        },
+      }),
+    },
+    "/usage": {
+      get: secured("admin", {
+        operationId: "workspaceUsage",
+        summary: "The usage ledger per subject of the workspace, by estimated cost (highest first)",
+        parameters: [
+          ...usageParams,
+          query("sort", z.enum(["cost", "tokens", "subject"]).default("cost"), "Order of the subjects"),
+        ],
+        responses: {
+          "200": json(res.workspaceUsageResponse, "Each subject with its totals and days"),
+          "400": error("Bad date range or sort"),
+        },
       }),
     },
     "/me/ingest-address": {
@@ -543,6 +608,29 @@ function memoryPaths(base: string, forTeam: boolean): Record<string, Record<stri
     },
   };
 }
+
+function auditParams(withSubject: boolean) {
+  return [
+    query("actor", z.string(), "Only events of this actor (a user id, or erased:<hash>)"),
+    ...(withSubject
+      ? [query("subject", z.string(), "Only events about this subject (`ada`, `team:payments`)")]
+      : []),
+    query("action", z.enum(AUDIT_ACTIONS), "Only this action"),
+    query("since", z.string(), "Only events at or after this instant (ISO 8601)"),
+    query("until", z.string(), "Only events before this instant"),
+    query(
+      "limit",
+      z.number().int().min(1).max(AUDIT_PAGE_LIMIT.max).default(AUDIT_PAGE_LIMIT.default),
+      "Events a page",
+    ),
+    query("cursor", z.string(), "nextCursor of the previous page"),
+  ];
+}
+
+const usageParams = [
+  query("since", z.iso.date(), "First day (UTC), default 29 days before until"),
+  query("until", z.iso.date(), "Last day (UTC, inclusive), default today; at most 366 days in all"),
+];
 
 let cached: Schema | undefined;
 

@@ -3,6 +3,7 @@
  * parses real responses with them, so a handler that changes its output without them fails a test.
  */
 import { z } from "zod";
+import { AUDIT_ACTIONS, AUDIT_CHANNELS } from "../domain/audit";
 import { ITEM_KINDS } from "../domain/item-schema";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
@@ -267,3 +268,72 @@ export const teamResponse = z.object({
 });
 
 export const teamsResponse = z.object({ teams: z.array(teamResponse) });
+
+export const auditEventResponse = z.object({
+  id: z.uuid(),
+  at: dateTime,
+  workspaceId: z.string(),
+  actor: z.string().describe("Who acted, as the workspace names them, or erased:<hash> after an erase"),
+  subject: z.string().describe("Whose memory or items (`ada`, `team:payments`), or erased:<hash>"),
+  action: z.enum(AUDIT_ACTIONS),
+  channel: z.enum(AUDIT_CHANNELS),
+  client: z.string().nullable().describe("The MCP client's name/version, else the User-Agent's product"),
+  requestId: z.string(),
+  version: z.uuid().nullable().describe("The memory version served"),
+  itemIds: z.array(z.uuid()).describe("The items read or returned"),
+  queryHash: z.string().nullable().describe("A search's query as hex SHA-256 (never its text)"),
+  status: z.number().int().describe("The answer's status (304s and refusals included)"),
+});
+
+export const auditPageResponse = z.object({
+  events: z.array(auditEventResponse),
+  nextCursor: z.string().nullable(),
+});
+
+const modelSpend = z.object({
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  calls: z.number().int(),
+  estimatedCostUsd: z.number().nullable().describe("null: the model has no price in MODEL_PRICES"),
+});
+
+export const usageDayResponse = z.object({
+  date: z.iso.date(),
+  runs: z.number().int(),
+  runsByOutcome: z.object({
+    succeeded: z.number().int(),
+    rejected: z.number().int(),
+    failed: z.number().int(),
+    budgetExhausted: z.number().int(),
+  }),
+  llmCalls: z.number().int(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  byModel: z.record(z.string(), modelSpend),
+  reads: z.number().int().describe("Reads of the memory that day"),
+  estimatedCostUsd: z.number().describe("The priced models' cost (unpriced models show tokens only)"),
+});
+
+export const myUsageResponse = z.object({
+  since: z.iso.date(),
+  until: z.iso.date(),
+  days: z.array(usageDayResponse),
+});
+
+export const workspaceUsageResponse = z.object({
+  since: z.iso.date(),
+  until: z.iso.date(),
+  sort: z.enum(["cost", "tokens", "subject"]),
+  subjects: z.array(
+    z.object({
+      subject: z.string(),
+      runs: z.number().int(),
+      llmCalls: z.number().int(),
+      inputTokens: z.number().int(),
+      outputTokens: z.number().int(),
+      reads: z.number().int(),
+      estimatedCostUsd: z.number(),
+      days: z.array(usageDayResponse),
+    }),
+  ),
+});

@@ -6,4 +6,11 @@ export interface McpContext {
   services: Services;
   caller: Caller;
   requestId: string;
+  /** The request's User-Agent header, for the audit's client when the MCP client did not name itself. */
+  userAgent: string | null;
+  /**
+   * Finishes the audit events the call began, with the status HTTP would have answered (200, or its
+   * error's); set by the server once it exists (the client's name comes from its initialize).
+   */
+  finishAudit(status: number): void;
 }

@@ -25,10 +25,16 @@ export const mcpEndpoint: ProtocolEndpoint = {
   methods: ["POST"],
   allowsOrigin,
   handle(request, { services, caller, requestId, token, resourceMetadataUrl }) {
-    const handler = createMcpHandler(() => createMemoryMcpServer({ services, caller, requestId }), {
-      onerror: (error) =>
-        console.warn(JSON.stringify({ level: "warn", msg: "mcp_error", requestId, error: error.message })),
-    });
+    const userAgent = request.headers.get("user-agent");
+    // Each tool, resource and prompt finishes its own audit events (tool-result.ts), with its own status.
+    services.audit.handOver();
+    const handler = createMcpHandler(
+      () => createMemoryMcpServer({ services, caller, requestId, userAgent }),
+      {
+        onerror: (error) =>
+          console.warn(JSON.stringify({ level: "warn", msg: "mcp_error", requestId, error: error.message })),
+      },
+    );
     return handler.fetch(request, { authInfo: authInfoOf({ caller, token, resourceMetadataUrl }) });
   },
 };

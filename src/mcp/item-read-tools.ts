@@ -13,7 +13,7 @@ import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
 import { toolInput, validArguments } from "./tool-input";
-import { guarded, jsonSafe, orToolError, resourceError, toolSuccess } from "./tool-result";
+import { audited, guarded, jsonSafe, orToolError, resourceError, toolSuccess } from "./tool-result";
 
 const shape = searchSchema.shape;
 
@@ -127,9 +127,11 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     },
     async (uri, variables) => {
       const id = String(variables.id ?? "");
-      const item = await getItem(services, caller.subjectKey, id).catch((err: unknown) => {
-        throw resourceError(context, uri, err);
-      });
+      const item = await audited(context, () => getItem(services, caller.subjectKey, id)).catch(
+        (err: unknown) => {
+          throw resourceError(context, uri, err);
+        },
+      );
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: itemText(item) }] };
     },
   );

@@ -5,6 +5,7 @@
  */
 import { type CallToolResult, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { httpStatusOf } from "../app/errors";
 import type { AppError, ErrorCode } from "../domain/errors";
 import type { McpContext } from "./deps";
 
@@ -59,9 +60,29 @@ export async function guarded(
   run: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   try {
-    return await run();
+    const result = await run();
+    context.finishAudit(200);
+    return result;
   } catch (err) {
-    return toolError(asAppError(context, err));
+    const error = asAppError(context, err);
+    context.finishAudit(httpStatusOf(error.code));
+    return toolError(error);
+  }
+}
+
+/**
+ * A resource read or a prompt: its audit events finished with 200 or its error's status; a failure is
+ * thrown on as the error model's AppError.
+ */
+export async function audited<T>(context: McpContext, run: () => Promise<T>): Promise<T> {
+  try {
+    const value = await run();
+    context.finishAudit(200);
+    return value;
+  } catch (err) {
+    const error = asAppError(context, err);
+    context.finishAudit(httpStatusOf(error.code));
+    throw error;
   }
 }
 

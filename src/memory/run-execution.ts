@@ -22,6 +22,13 @@ import {
 } from "../domain/memory";
 import { renderMemory } from "../domain/memory-render";
 import { type Dismissal, restatedDismissal, stampStatements } from "../domain/statements";
+import {
+  budgetExceeded,
+  type DailyBudgets,
+  type ModelPrices,
+  nextUtcMidnight,
+  utcDay,
+} from "../domain/usage";
 import type { MemoryCache, Pause } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
 import type { RunGuard } from "./run-guard";
@@ -68,6 +75,8 @@ export interface RunExecutionDeps {
   /** Ids of statements a version states for the first time (default crypto.randomUUID). */
   newStatementId?: () => string;
   log: RunLog;
+  /** The subject's daily budgets and the price table they are estimated with; none when absent. */
+  budgets?: { daily: DailyBudgets; prices: ModelPrices };
 }
 
 /** What a run read before generating, which its ending needs again. */
@@ -115,10 +124,14 @@ export async function executeRun(deps: RunExecutionDeps, subjectKey: string, run
     }
     const source = deps.generation();
     if (!(await guard.write(run.id, () => ledger.runStarted(start))).written) return;
+    // A daily budget the subject has spent: the run ends here, before any LLM call.
+    const overBudget = source.kind === "ready" ? await spentBudget(deps, subjectKey, start.startedAt) : null;
     result =
       source.kind === "unavailable"
         ? failedResult(source.code, source.message, false)
-        : await generate(deps, source.generator, subjectKey, run, context);
+        : overBudget !== null
+          ? failedResult("budget_exhausted", overBudget, true)
+          : await generate(deps, source.generator, subjectKey, run, context);
   } catch (error) {
     deps.log("error", "run_error", subjectKey, error);
     // The message stays generic: a driver error's text can quote the query's parameters (the log has the cause).
@@ -226,7 +239,7 @@ async function record(
     } else {
       ending = result;
     }
-    const outcome = outcomeOf(ending);
+    const outcome = outcomeOf(ending, finishedAt);
     const next = onFinish(deps.state.load(), run.id, outcome, deps.clock.now().getTime(), deps.policy);
     const ended = await guard.write(run.id, () =>
       ledger.runEnded(start, {
@@ -234,7 +247,12 @@ async function record(
         finishedAt,
         stats: ending.stats,
         verdict: ending.outcome === "rejected" ? ending.verdict : null,
-        outcome: ending.outcome === "rejected" ? "rejected" : "failed",
+        outcome:
+          ending.outcome === "rejected"
+            ? "rejected"
+            : ending.errorCode === "budget_exhausted"
+              ? "budget_exhausted"
+              : "failed",
         errorCode: outcome.error.code,
         errorMessage: outcome.error.message,
         memoryStatus: memoryStatusAfter(next),
@@ -255,9 +273,26 @@ async function record(
   }
 }
 
+/** Why the subject may not run today (a daily budget spent), or null; null too when no budget is set. */
+async function spentBudget(deps: RunExecutionDeps, subjectKey: string, at: Date): Promise<string | null> {
+  const budgets = deps.budgets;
+  if (!budgets || (budgets.daily.usd === undefined && budgets.daily.tokens === undefined)) return null;
+  const spent = await deps.ledger.spentOn(subjectKey, utcDay(at));
+  return budgetExceeded(spent, budgets.daily, budgets.prices);
+}
+
 function outcomeOf(
   ending: Exclude<GenerationResult, { outcome: "accepted" }>,
+  at: Date,
 ): Exclude<RunOutcome, { kind: "succeeded" | "unchanged" }> {
+  if (ending.outcome === "failed" && ending.errorCode === "budget_exhausted") {
+    // The budget is per day: the agent tries again after midnight (UTC), not counted as a failed attempt.
+    return {
+      kind: "deferred",
+      error: { code: ending.errorCode, message: ending.errorMessage },
+      until: nextUtcMidnight(at).getTime(),
+    };
+  }
   return ending.outcome === "rejected"
     ? { kind: "rejected", error: { code: "judge_rejected", message: ending.reason }, retryable: true }
     : {

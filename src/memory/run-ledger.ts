@@ -10,6 +10,7 @@ import type {
   Verdict,
 } from "../domain/memory";
 import type { Dismissal } from "../domain/statements";
+import type { ModelSpend } from "../domain/usage";
 
 export interface RunStart {
   id: string;
@@ -81,7 +82,13 @@ export interface RunLedger {
     stats: RunStats,
     finishedAt: Date,
   ): Promise<AcceptResult>;
+  /**
+   * The run's ending; the usage ledger (usage_daily) adds the run and its tokens in the same batch, as
+   * runAccepted and runInterrupted do.
+   */
   runEnded(run: RunStart, end: RunEnd): Promise<void>;
+  /** What the subject's runs spent per model on `day` (YYYY-MM-DD, UTC), as the usage ledger holds it. */
+  spentOn(subjectKey: string, day: string): Promise<Record<string, ModelSpend>>;
   /** A run that never wrote an ending (its lease expired), recorded as failed. */
   runInterrupted(
     runId: string,

@@ -84,7 +84,9 @@ export type RunOutcome =
   | { kind: "succeeded" }
   /** Nothing new since the last memory: no generation happened, the memory was confirmed. */
   | { kind: "unchanged" }
-  | { kind: "rejected" | "failed"; error: RunError; retryable: boolean; retryAfterMs?: number };
+  | { kind: "rejected" | "failed"; error: RunError; retryable: boolean; retryAfterMs?: number }
+  /** Not run (a daily budget is spent): tried again at `until`, without counting as a failed attempt. */
+  | { kind: "deferred"; error: RunError; until: number };
 
 /** An agent that gave up only because no generator was configured may start again once one is. */
 export function reopenIfGeneratorReturned(state: AgentState): AgentState {
@@ -287,6 +289,16 @@ export function onFinish(
     return { ...done, phase: "scheduled", nextRunAt: runAt, trigger: "ingest", requestedAt: now };
   }
 
+  if (outcome.kind === "deferred") {
+    return {
+      ...base,
+      phase: "backoff",
+      lastError: outcome.error,
+      nextRunAt: Math.max(outcome.until, now),
+      trigger: run.trigger,
+      requestedAt: now,
+    };
+  }
   const failures = state.failures + 1;
   if (!outcome.retryable || failures >= policy.maxAttempts) {
     return { ...base, phase: "exhausted", failures, lastError: outcome.error, dirty: false };

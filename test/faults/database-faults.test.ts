@@ -38,6 +38,8 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/memory/versions" },
   { method: "GET", path: `/memory/versions/${MISSING}` },
   { method: "DELETE", path: "/me" },
+  { method: "GET", path: "/me/audit" },
+  { method: "GET", path: "/me/usage" },
 ];
 
 beforeAll(async () => {

@@ -61,6 +61,9 @@ function testAgentDeps(objectId: string, env: Env): AgentDeps {
     get leaseMarginMs() {
       return real().leaseMarginMs;
     },
+    get budgets() {
+      return real().budgets;
+    },
     logFields: (error) => real().logFields(error),
     generation(): GeneratorSource {
       const o = overrides.get(objectId);

@@ -388,6 +388,90 @@ class EmbeddingStatusResponse(_EmbeddingStatusResponseRequired, total=False):
     pending: int
 
 
+class MyAuditResponseEvent(TypedDict):
+    id: str
+    at: str
+    workspaceId: str
+    #: Who acted, as the workspace names them, or erased:<hash> after an erase
+    actor: str
+    #: Whose memory or items (`ada`, `team:payments`), or erased:<hash>
+    subject: str
+    action: Literal["memory.read", "memory.version.read", "memory.diff.read", "item.read", "items.search", "item.delete", "item.unshare", "statement.dismiss", "me.erase", "member.remove", "team.change"]
+    channel: Literal["http", "mcp", "email", "cron"]
+    #: The MCP client's name/version, else the User-Agent's product
+    client: Optional[str]
+    requestId: str
+    #: The memory version served
+    version: Optional[str]
+    #: The items read or returned
+    itemIds: List[str]
+    #: A search's query as hex SHA-256 (never its text)
+    queryHash: Optional[str]
+    #: The answer's status (304s and refusals included)
+    status: int
+
+
+class MyAuditResponse(TypedDict):
+    events: List[MyAuditResponseEvent]
+    nextCursor: Optional[str]
+
+
+class MyUsageResponseDayRunsByOutcome(TypedDict):
+    succeeded: int
+    rejected: int
+    failed: int
+    budgetExhausted: int
+
+
+class MyUsageResponseDayByModelValue(TypedDict):
+    inputTokens: int
+    outputTokens: int
+    calls: int
+    #: null: the model has no price in MODEL_PRICES
+    estimatedCostUsd: Optional[float]
+
+
+class MyUsageResponseDay(TypedDict):
+    date: str
+    runs: int
+    runsByOutcome: MyUsageResponseDayRunsByOutcome
+    llmCalls: int
+    inputTokens: int
+    outputTokens: int
+    byModel: Dict[str, MyUsageResponseDayByModelValue]
+    #: Reads of the memory that day
+    reads: int
+    #: The priced models' cost (unpriced models show tokens only)
+    estimatedCostUsd: float
+
+
+class MyUsageResponse(TypedDict):
+    since: str
+    until: str
+    days: List[MyUsageResponseDay]
+
+
+WorkspaceAuditResponse = MyAuditResponse
+
+
+class WorkspaceUsageResponseSubject(TypedDict):
+    subject: str
+    runs: int
+    llmCalls: int
+    inputTokens: int
+    outputTokens: int
+    reads: int
+    estimatedCostUsd: float
+    days: List[MyUsageResponseDay]
+
+
+class WorkspaceUsageResponse(TypedDict):
+    since: str
+    until: str
+    sort: Literal["cost", "tokens", "subject"]
+    subjects: List[WorkspaceUsageResponseSubject]
+
+
 class IssueIngestAddressRequest(TypedDict, total=False):
     #: Envelope senders whose mail the address accepts: addresses (ada@example.com) or whole domains (@example.com), compared without case. Given, it replaces the address's list (new or existing); omitted, a new address accepts only the token's email claim (none without one) and an existing one keeps its list
     allowedSenders: List[str]

@@ -4,11 +4,12 @@ import {
   type GenerationRequest,
   type GenerationResult,
   type Generator,
+  type RunStats,
 } from "../../../src/domain/generation";
 import type { RunErrorCode, Statement } from "../../../src/domain/memory";
 
 export type Step =
-  | { kind: "accept"; statements: Statement[] }
+  | { kind: "accept"; statements: Statement[]; stats?: RunStats }
   | { kind: "fail"; code: RunErrorCode; retryable: boolean }
   | { kind: "reject"; reason: string }
   /** Waits until release() is called, then follows the next step. */
@@ -74,7 +75,7 @@ export class FakeGenerator implements Generator {
           generatorModel: "fake:generator",
           judgeModel: "fake:judge",
           verdict: { accepted: true, reason: "supported", unsupported: [] },
-          stats: { ...emptyStats(), turns: 2, toolCalls: 3 },
+          stats: step.stats ?? { ...emptyStats(), turns: 2, toolCalls: 3 },
         };
       case "fail":
         return {

@@ -4,6 +4,7 @@
  * next call of a method throw, as a database that is down would.
  */
 import type { MemoryStatus, RunErrorCode, Salvage, Statement } from "../../../src/domain/memory";
+import type { ModelSpend } from "../../../src/domain/usage";
 import type { CurrentMemory } from "../../../src/memory/memory-reader";
 import type { AcceptedMemory, RunDismissals, RunLedger } from "../../../src/memory/run-ledger";
 
@@ -38,6 +39,8 @@ export class InMemoryRunLedger implements RunLedger {
   readonly items = new Set<string>();
   /** The dismissals `dismissals()` answers, per subject (newest first). */
   readonly dismissed = new Map<string, RunDismissals["dismissals"]>();
+  /** What `spentOn` answers, per subject and day (`<subjectKey> <YYYY-MM-DD>`). */
+  readonly spent = new Map<string, Record<string, ModelSpend>>();
   readonly calls: Method[] = [];
   private readonly failing = new Set<Method>();
 
@@ -170,5 +173,10 @@ export class InMemoryRunLedger implements RunLedger {
         errorCode: code,
         errorMessage: message,
       });
+  }
+
+  async spentOn(subjectKey: string, day: string) {
+    this.call("spentOn");
+    return this.spent.get(`${subjectKey} ${day}`) ?? {};
   }
 }

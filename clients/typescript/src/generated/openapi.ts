@@ -533,8 +533,82 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Erase everything of the caller */
+        /**
+         * Erase everything of the caller
+         * @description Items, memory, versions, runs, the agent's state and the caller's place in the workspace. Audit events are kept, with the caller's name replaced by erased:<one-way hash> as actor and subject.
+         */
         delete: operations["eraseMe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who read the caller's memory and items, and when, newest first */
+        get: operations["myAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the caller's memory cost per day: runs, LLM calls, tokens per model, reads, estimated USD */
+        get: operations["myUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit events, newest first; ?format=ndjson exports every matching event
+         * @description Every read of memory or items and every access-changing write, on every channel (http, mcp). Append-only: no route changes an event; events older than AUDIT_RETENTION_DAYS are pruned daily.
+         */
+        get: operations["workspaceAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The usage ledger per subject of the workspace, by estimated cost (highest first) */
+        get: operations["workspaceUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3448,6 +3522,429 @@ export interface operations {
                 };
             };
             /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    myAudit: {
+        parameters: {
+            query?: {
+                /** @description Only events of this actor (a user id, or erased:<hash>) */
+                actor?: string;
+                /** @description Only this action */
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "me.erase" | "member.remove" | "team.change";
+                /** @description Only events at or after this instant (ISO 8601) */
+                since?: string;
+                /** @description Only events before this instant */
+                until?: string;
+                /** @description Events a page */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            at: string;
+                            workspaceId: string;
+                            /** @description Who acted, as the workspace names them, or erased:<hash> after an erase */
+                            actor: string;
+                            /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
+                            subject: string;
+                            /** @enum {string} */
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "me.erase" | "member.remove" | "team.change";
+                            /** @enum {string} */
+                            channel: "http" | "mcp" | "email" | "cron";
+                            /** @description The MCP client's name/version, else the User-Agent's product */
+                            client: string | null;
+                            requestId: string;
+                            /** @description The memory version served */
+                            version: string | null;
+                            /** @description The items read or returned */
+                            itemIds: string[];
+                            /** @description A search's query as hex SHA-256 (never its text) */
+                            queryHash: string | null;
+                            /** @description The answer's status (304s and refusals included) */
+                            status: number;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad parameter or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    myUsage: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC), default 29 days before until */
+                since?: string;
+                /** @description Last day (UTC, inclusive), default today; at most 366 days in all */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days with anything on them, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date */
+                        since: string;
+                        /** Format: date */
+                        until: string;
+                        days: {
+                            /** Format: date */
+                            date: string;
+                            runs: number;
+                            runsByOutcome: {
+                                succeeded: number;
+                                rejected: number;
+                                failed: number;
+                                budgetExhausted: number;
+                            };
+                            llmCalls: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            byModel: {
+                                [key: string]: {
+                                    inputTokens: number;
+                                    outputTokens: number;
+                                    calls: number;
+                                    /** @description null: the model has no price in MODEL_PRICES */
+                                    estimatedCostUsd: number | null;
+                                };
+                            };
+                            /** @description Reads of the memory that day */
+                            reads: number;
+                            /** @description The priced models' cost (unpriced models show tokens only) */
+                            estimatedCostUsd: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad date range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspaceAudit: {
+        parameters: {
+            query?: {
+                /** @description Only events of this actor (a user id, or erased:<hash>) */
+                actor?: string;
+                /** @description Only events about this subject (`ada`, `team:payments`) */
+                subject?: string;
+                /** @description Only this action */
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "me.erase" | "member.remove" | "team.change";
+                /** @description Only events at or after this instant (ISO 8601) */
+                since?: string;
+                /** @description Only events before this instant */
+                until?: string;
+                /** @description Events a page */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description ndjson: one event a line, all pages */
+                format?: "json" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events (or, with format=ndjson, every event) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            at: string;
+                            workspaceId: string;
+                            /** @description Who acted, as the workspace names them, or erased:<hash> after an erase */
+                            actor: string;
+                            /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
+                            subject: string;
+                            /** @enum {string} */
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "me.erase" | "member.remove" | "team.change";
+                            /** @enum {string} */
+                            channel: "http" | "mcp" | "email" | "cron";
+                            /** @description The MCP client's name/version, else the User-Agent's product */
+                            client: string | null;
+                            requestId: string;
+                            /** @description The memory version served */
+                            version: string | null;
+                            /** @description The items read or returned */
+                            itemIds: string[];
+                            /** @description A search's query as hex SHA-256 (never its text) */
+                            queryHash: string | null;
+                            /** @description The answer's status (304s and refusals included) */
+                            status: number;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                    "application/x-ndjson": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: date-time */
+                        at: string;
+                        workspaceId: string;
+                        /** @description Who acted, as the workspace names them, or erased:<hash> after an erase */
+                        actor: string;
+                        /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
+                        subject: string;
+                        /** @enum {string} */
+                        action: "memory.read" | "memory.version.read" | "memory.diff.read" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "me.erase" | "member.remove" | "team.change";
+                        /** @enum {string} */
+                        channel: "http" | "mcp" | "email" | "cron";
+                        /** @description The MCP client's name/version, else the User-Agent's product */
+                        client: string | null;
+                        requestId: string;
+                        /** @description The memory version served */
+                        version: string | null;
+                        /** @description The items read or returned */
+                        itemIds: string[];
+                        /** @description A search's query as hex SHA-256 (never its text) */
+                        queryHash: string | null;
+                        /** @description The answer's status (304s and refusals included) */
+                        status: number;
+                    };
+                };
+            };
+            /** @description Bad parameter or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the admin scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspaceUsage: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC), default 29 days before until */
+                since?: string;
+                /** @description Last day (UTC, inclusive), default today; at most 366 days in all */
+                until?: string;
+                /** @description Order of the subjects */
+                sort?: "cost" | "tokens" | "subject";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each subject with its totals and days */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date */
+                        since: string;
+                        /** Format: date */
+                        until: string;
+                        /** @enum {string} */
+                        sort: "cost" | "tokens" | "subject";
+                        subjects: {
+                            subject: string;
+                            runs: number;
+                            llmCalls: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            reads: number;
+                            estimatedCostUsd: number;
+                            days: {
+                                /** Format: date */
+                                date: string;
+                                runs: number;
+                                runsByOutcome: {
+                                    succeeded: number;
+                                    rejected: number;
+                                    failed: number;
+                                    budgetExhausted: number;
+                                };
+                                llmCalls: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                                byModel: {
+                                    [key: string]: {
+                                        inputTokens: number;
+                                        outputTokens: number;
+                                        calls: number;
+                                        /** @description null: the model has no price in MODEL_PRICES */
+                                        estimatedCostUsd: number | null;
+                                    };
+                                };
+                                /** @description Reads of the memory that day */
+                                reads: number;
+                                /** @description The priced models' cost (unpriced models show tokens only) */
+                                estimatedCostUsd: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad date range or sort */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the admin scope, or the token's user was removed from the workspace (until an admin adds them back) */
             403: {
                 headers: {
                     [name: string]: unknown;

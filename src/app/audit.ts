@@ -1,0 +1,204 @@
+/**
+ * The audit trail of a request. An operation begins an event when it starts (so a refusal is recorded too)
+ * and fills in what it served (version, item ids); the entry point finishes the request's events at its
+ * choke point, where the answer's status, the channel and the client are known, and hands them to the audit
+ * queue off the response path. If the queue refuses them they are written to the store directly; if that
+ * fails too the loss is counted and logged, and the answer is unaffected.
+ */
+import {
+  type AuditAction,
+  type AuditChannel,
+  type AuditEvent,
+  type AuditFilter,
+  erasedName,
+  sha256Hex,
+} from "../domain/audit";
+import { AppError } from "../domain/errors";
+import { localName } from "../domain/workspaces";
+import { type Caller, requireScope } from "./caller";
+import type { Services } from "./services";
+
+/** An event being recorded: what the operation knows; the entry point adds the rest. */
+export interface AuditEntry {
+  id: string;
+  at: Date;
+  action: AuditAction;
+  subjectKey: string;
+  version: string | null;
+  itemIds: string[];
+  queryHash: string | null;
+  /** Set when the entry point (or the operation) knows a status of its own for this event. */
+  status?: number;
+  /** Names replacing the caller's and the subject's (an erase records itself under the erased name). */
+  names?: { actor: string; subject: string };
+}
+
+/** The events one request has begun and not yet finished. */
+export class AuditTrail {
+  #pending: AuditEntry[] = [];
+  #protocol = false;
+
+  constructor(private readonly now: () => Date) {}
+
+  begin(
+    action: AuditAction,
+    subjectKey: string,
+    detail: Partial<Pick<AuditEntry, "version" | "itemIds" | "queryHash">> = {},
+  ): AuditEntry {
+    const entry: AuditEntry = {
+      id: crypto.randomUUID(),
+      at: this.now(),
+      action,
+      subjectKey,
+      version: detail.version ?? null,
+      itemIds: detail.itemIds ?? [],
+      queryHash: detail.queryHash ?? null,
+    };
+    this.#pending.push(entry);
+    return entry;
+  }
+
+  /**
+   * A protocol carried by the HTTP API (MCP) finishes the events of its own calls, which may end after the
+   * HTTP response has begun (a streamed answer): from now on the HTTP choke point leaves them alone.
+   */
+  handOver(): void {
+    this.#protocol = true;
+  }
+
+  get handedOver(): boolean {
+    return this.#protocol;
+  }
+
+  /** Sets `status` on every pending event that has none (e.g. the tool error that ended them). */
+  settle(status: number): void {
+    for (const entry of this.#pending) entry.status ??= status;
+  }
+
+  /** The pending events, handed over once. */
+  take(): AuditEntry[] {
+    const taken = this.#pending;
+    this.#pending = [];
+    return taken;
+  }
+}
+
+export interface AuditOrigin {
+  caller: Caller;
+  channel: AuditChannel;
+  client: string | null;
+  requestId: string;
+  /** The answer's status, for events that have none of their own. */
+  status: number;
+}
+
+let lostEvents = 0;
+
+/** Events this isolate could neither queue nor write (also logged, one line per loss). */
+export const lostAuditEvents = (): number => lostEvents;
+
+/**
+ * Finishes the request's pending events and delivers them after the answer (services.defer). Never
+ * throws: the audit path failing costs the events, counted and logged, never the answer.
+ */
+export function finishAudit(services: Services, origin: AuditOrigin): void {
+  if (origin.channel === "http" && services.audit.handedOver) return;
+  const entries = services.audit.take();
+  if (entries.length === 0) return;
+  const events = entries.map((entry) => eventOf(entry, origin));
+  void services.defer(deliverAudit(services, events));
+}
+
+export function eventOf(entry: AuditEntry, origin: AuditOrigin): AuditEvent {
+  return {
+    id: entry.id,
+    at: entry.at.toISOString(),
+    workspaceId: origin.caller.workspaceId,
+    actor: entry.names?.actor ?? origin.caller.userId,
+    subject: entry.names?.subject ?? localName(entry.subjectKey),
+    action: entry.action,
+    channel: origin.channel,
+    client: origin.client,
+    requestId: origin.requestId,
+    version: entry.version,
+    itemIds: entry.itemIds,
+    queryHash: entry.queryHash,
+    status: entry.status ?? origin.status,
+  };
+}
+
+/** The queue; else the store directly; else counted and logged as lost. */
+export async function deliverAudit(
+  services: Pick<Services, "auditSink" | "auditStore" | "errors">,
+  events: AuditEvent[],
+): Promise<void> {
+  try {
+    await services.auditSink.send(events);
+    return;
+  } catch (error) {
+    log("warn", "audit_queue_failed", { events: events.length, ...services.errors.logFields(error) });
+  }
+  try {
+    await services.auditStore.write(events);
+  } catch (error) {
+    recordLoss(events, services.errors.logFields(error));
+  }
+}
+
+/** Counts and logs events that are lost for good (never their content beyond ids and actions). */
+export function recordLoss(events: AuditEvent[], cause: Record<string, unknown>): void {
+  lostEvents += events.length;
+  log("error", "audit_lost", {
+    events: events.length,
+    lostTotal: lostEvents,
+    ids: events.slice(0, 20).map((e) => e.id),
+    actions: [...new Set(events.map((e) => e.action))],
+    ...cause,
+  });
+}
+
+/** A search query's hash: its text never reaches the trail. */
+export const queryHashOf = (query: string | undefined): Promise<string | null> =>
+  query === undefined || query === "" ? Promise.resolve(null) : sha256Hex(query);
+
+/** The names an erased user's own erase event carries. */
+export async function erasedNames(caller: Caller): Promise<{ actor: string; subject: string }> {
+  const name = await erasedName(caller.workspaceId, caller.userId);
+  return { actor: name, subject: name };
+}
+
+/** GET /audit: the workspace's events, newest first (admin). */
+export function workspaceAudit(services: Services, caller: Caller, filter: Omit<AuditFilter, "workspaceId">) {
+  requireScope(caller, "admin");
+  checkRange(filter);
+  return services.auditStore.list({ ...filter, workspaceId: caller.workspaceId });
+}
+
+/** GET /me/audit: who read the caller's memory and items, and when. */
+export function myAudit(
+  services: Services,
+  caller: Caller,
+  filter: Omit<AuditFilter, "workspaceId" | "subject">,
+) {
+  checkRange(filter);
+  return services.auditStore.list({ ...filter, workspaceId: caller.workspaceId, subject: caller.userId });
+}
+
+function checkRange(filter: { since?: Date; until?: Date }): void {
+  if (filter.since && filter.until && filter.since >= filter.until) {
+    throw new AppError("bad_request", '"since" must be before "until"');
+  }
+}
+
+function log(level: "warn" | "error", msg: string, fields: Record<string, unknown>): void {
+  const line = JSON.stringify({ level, msg, ...fields });
+  if (level === "error") console.error(line);
+  else console.warn(line);
+}
+
+/** The daily cron: deletes events older than AUDIT_RETENTION_DAYS; how many. */
+export async function pruneAuditTrail(services: Pick<Services, "auditStore" | "clock" | "config">) {
+  const before = new Date(services.clock.now().getTime() - services.config.audit.retentionDays * 86_400_000);
+  const pruned = await services.auditStore.prune(before);
+  return { before: before.toISOString(), pruned };
+}

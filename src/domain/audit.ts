@@ -1,0 +1,98 @@
+/**
+ * The audit trail's vocabulary and ports: what an event is, where the entry points send finished events (an
+ * AuditSink, the queue), and the append-only store they end in. Never item text, never query text.
+ */
+
+export const AUDIT_ACTIONS = [
+  "memory.read",
+  "memory.version.read",
+  "memory.diff.read",
+  "item.read",
+  "items.search",
+  "item.delete",
+  "item.unshare",
+  "statement.dismiss",
+  "me.erase",
+  "member.remove",
+  "team.change",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_CHANNELS = ["http", "mcp", "email", "cron"] as const;
+export type AuditChannel = (typeof AUDIT_CHANNELS)[number];
+
+/** One event as it is sent and stored (instants as ISO strings, so it crosses a queue unchanged). */
+export interface AuditEvent {
+  id: string;
+  at: string;
+  workspaceId: string;
+  /** Names inside the workspace (`ada`, `team:payments`), or `erased:<hash>` after an erase. */
+  actor: string;
+  subject: string;
+  action: AuditAction;
+  channel: AuditChannel;
+  /** The MCP client's name/version from its initialize, else the User-Agent's product; null if neither. */
+  client: string | null;
+  requestId: string;
+  /** The memory version served, when one was. */
+  version: string | null;
+  /** The items read or returned (ids only). */
+  itemIds: string[];
+  /** A search's query as a hash (hex SHA-256), never its text; null without a query. */
+  queryHash: string | null;
+  /** The answer's status (304s and refusals included), as HTTP would give it. */
+  status: number;
+}
+
+/** Where entry points hand finished events (the audit queue); throws when they could not be handed over. */
+export interface AuditSink {
+  send(events: AuditEvent[]): Promise<void>;
+}
+
+export interface AuditFilter {
+  workspaceId: string;
+  actor?: string;
+  subject?: string;
+  action?: AuditAction;
+  since?: Date;
+  until?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+export interface AuditPage {
+  events: AuditEvent[];
+  nextCursor: string | null;
+}
+
+/** The append-only table: written once by id, read newest first, pruned by age, hashed on erase. */
+export interface AuditStore {
+  /** Writes each event once: an id already stored is skipped (a retried message adds nothing). */
+  write(events: AuditEvent[]): Promise<void>;
+  list(filter: AuditFilter): Promise<AuditPage>;
+  /** Deletes events older than `before`; how many. */
+  prune(before: Date): Promise<number>;
+  /**
+   * Replaces the user's name with `erased:<hash>` in every event of the workspace naming them, and in any
+   * such event written later that happened before `at` (one still in flight).
+   */
+  eraseUser(workspaceId: string, userId: string, at: Date): Promise<void>;
+}
+
+export const ERASED_PREFIX = "erased:";
+
+/** The one-way name an erased user's events carry: SHA-256 of workspace, separator and user id (hex, 32). */
+export async function erasedName(workspaceId: string, userId: string): Promise<string> {
+  return `${ERASED_PREFIX}${(await sha256Hex(`${workspaceId}\u001f${userId}`)).slice(0, 32)}`;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The product of a User-Agent (`curl/8.5.0` of `curl/8.5.0 (x86_64)`), bounded; null without one. */
+export function userAgentProduct(header: string | null | undefined): string | null {
+  const first = header?.trim().split(/\s+/)[0];
+  return first ? first.slice(0, 100) : null;
+}
