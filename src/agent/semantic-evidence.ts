@@ -31,12 +31,9 @@ export interface SemanticEvidenceDeps {
   chunks: NearItems;
   /** Told of a failed embedding call or read; the finder then answers nothing for that run. */
   onFailure(error: unknown): void;
-  /** Default SEMANTIC_MIN_SIMILARITY. */
-  minSimilarity?: number;
 }
 
 export function semanticEvidenceFinder(deps: SemanticEvidenceDeps): RelatedEvidenceFinder {
-  const minSimilarity = deps.minSimilarity ?? SEMANTIC_MIN_SIMILARITY;
   return {
     async findRelated({ subjectKey, statements, changed }) {
       const related = new Map<number, Relation[]>();
@@ -53,7 +50,7 @@ export function semanticEvidenceFinder(deps: SemanticEvidenceDeps): RelatedEvide
         );
         const key = { model: deps.embedder.model, dimensions: vectors[0]?.length ?? 0 };
         near = await deps.chunks.nearItems(subjectKey, vectors, candidates, key, {
-          minSimilarity,
+          minSimilarity: SEMANTIC_MIN_SIMILARITY,
           perQuery: RELATED_LIMITS.perStatement + cites,
           chunksPerItem: RELATED_LIMITS.semanticChunksPerItem,
         });
