@@ -5,6 +5,8 @@
  * AGENT_DEFAULTS below.
  */
 import { generatorSource } from "./agent/generator-source";
+import { combineFinders, linkedEvidenceFinder, type RelatedEvidenceFinder } from "./agent/related-evidence";
+import { semanticEvidenceFinder } from "./agent/semantic-evidence";
 import { AuditTrail } from "./app/audit";
 import { createErrorModel, type ErrorModel } from "./app/errors";
 import type { Services } from "./app/services";
@@ -28,7 +30,8 @@ import { createSweepCursorStore } from "./db/sweep-cursor";
 import type { AgentDeps } from "./do/memory-agent";
 import { createMemoryAgentClient } from "./do/memory-agent-client";
 import { type Clock, systemClock } from "./domain/clock";
-import type { Embedder } from "./domain/embeddings";
+import { type Embedder, EmbeddingError } from "./domain/embeddings";
+import type { NearItems } from "./domain/item-embedding";
 import type { ItemStore } from "./domain/items";
 import { withQueryEmbeddings } from "./domain/search-modes";
 import { createEmbedder } from "./embeddings/create-embedder";
@@ -182,11 +185,13 @@ export function memoryCacheFor(env: Env, config: Config): MemoryCache {
 export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps {
   const config = configFor(env);
   const db = createDb(config);
-  const items = searchingItems(createItemStore(db), embedderFor(env));
+  const embedder = embedderFor(env);
+  const items = searchingItems(createItemStore(db), embedder);
   const source = generatorSource(config, {
     items,
     clock,
     llmClient: (ref) => createLlmClient(ref, config.llm),
+    related: relatedEvidenceFinder(items, embedder, createPgEmbeddingIndex(db)),
   });
   return {
     clock,
@@ -200,6 +205,33 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     budgets: { daily: config.usage.daily, prices: config.usage.prices },
     logFields: errorModel.logFields,
   };
+}
+
+/**
+ * Which changed items a refresh shows the judge next to a carried statement: the item graph's relations
+ * (threads, @-links, people with shared terms), and with an embedder those near it by meaning.
+ */
+function relatedEvidenceFinder(
+  items: ItemStore,
+  embedder: Embedder | null,
+  chunks: NearItems,
+): RelatedEvidenceFinder {
+  const linked = linkedEvidenceFinder(items);
+  if (!embedder) return linked;
+  const semantic = semanticEvidenceFinder({
+    embedder,
+    chunks,
+    onFailure: (error) =>
+      console.warn(
+        JSON.stringify({
+          level: "warn",
+          msg: "related_evidence_semantic_failed",
+          model: embedder.model,
+          ...(error instanceof EmbeddingError ? { code: error.code } : errorModel.logFields(error)),
+        }),
+      ),
+  });
+  return combineFinders(linked, semantic);
 }
 
 export function schedulePolicy(config: Config): SchedulePolicy {

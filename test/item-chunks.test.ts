@@ -14,6 +14,7 @@ import {
   ensureVectorIndex,
   listItemsToEmbed,
   loadEmbeddingSources,
+  nearItems,
   searchByVector,
   type VectorSearchOptions,
   vectorIndexName,
@@ -23,7 +24,7 @@ import {
 } from "../src/db/item-chunks";
 import { createItemStore } from "../src/db/item-store";
 import { itemChunks, items } from "../src/db/schema";
-import type { EmbeddedChunk, EmbeddingKey } from "../src/domain/item-embedding";
+import type { EmbeddedChunk, EmbeddingKey, NearItem } from "../src/domain/item-embedding";
 import type { ItemInput } from "../src/domain/item-schema";
 import { teamKey, userKey } from "../src/domain/workspaces";
 import { newUserId } from "./support/auth";
@@ -402,5 +403,89 @@ describe("searchByVector", () => {
       expect(hits.map((h) => h.itemId)).toEqual([w.mine.id]);
     }
     await dropIndex(name);
+  });
+});
+
+describe("nearItems", () => {
+  it("answers, in one read for every query, the given items near each one above the threshold, best first", async () => {
+    const workspace = `near-${crypto.randomUUID().slice(0, 8)}`;
+    const [ada, cy] = [userKey(workspace, "ada"), userKey(workspace, "cy")];
+    const key = modelKey(3);
+    const [a, b, c] = await ingest(ada, [input("a"), input("b"), input("c")]);
+    const [cys] = await ingest(cy, [input("cy")]);
+    const embed = async (item: { id: string; hash: string } | undefined, ...vectors: number[][]) =>
+      writeItemChunks(
+        db,
+        { ...key, itemId: item!.id, contentHash: item!.hash },
+        vectors.map((v, i) => chunk(i, v)),
+      );
+    await embed(a, [1, 0, 0], [0, 1, 0]);
+    await embed(b, [0.8, 0.6, 0]);
+    await embed(c, [0, 0, 1]);
+    await embed(cys, [1, 0, 0]);
+    const ids = [a!.id, b!.id, c!.id, cys!.id];
+    const near = (
+      itemIds: string[],
+      options: Partial<{ minSimilarity: number; perQuery: number; chunksPerItem: number }> = {},
+    ) =>
+      nearItems(
+        db,
+        ada,
+        [
+          [1, 0, 0],
+          [0, 1, 0],
+        ],
+        itemIds,
+        key,
+        {
+          minSimilarity: 0.5,
+          perQuery: 5,
+          chunksPerItem: 4,
+          ...options,
+        },
+      );
+    const pairs = (hits: NearItem[]) => hits.map((h) => [h.query, h.itemId, Number(h.similarity.toFixed(3))]);
+
+    // Each item scored by its best chunk; below the threshold (c) and invisible to ada (cy's) left out.
+    expect(pairs(await near(ids))).toEqual([
+      [0, a!.id, 1],
+      [0, b!.id, 0.8],
+      [1, a!.id, 1],
+      [1, b!.id, 0.6],
+    ]);
+    expect(pairs(await near(ids, { minSimilarity: 0.7 }))).toEqual([
+      [0, a!.id, 1],
+      [0, b!.id, 0.8],
+      [1, a!.id, 1],
+    ]);
+    expect(pairs(await near(ids, { perQuery: 1 }))).toEqual([
+      [0, a!.id, 1],
+      [1, a!.id, 1],
+    ]);
+    // Only the first chunks of an item are read: a's second chunk is what made it near query 1.
+    expect(pairs(await near(ids, { chunksPerItem: 1 }))).toEqual([
+      [0, a!.id, 1],
+      [0, b!.id, 0.8],
+      [1, b!.id, 0.6],
+    ]);
+    // Only the given items.
+    expect(pairs(await near([b!.id, c!.id]))).toEqual([
+      [0, b!.id, 0.8],
+      [1, b!.id, 0.6],
+    ]);
+    // Another model's rows are never read as this one's.
+    expect(
+      await nearItems(db, ada, [[1, 0, 0]], ids, modelKey(3), {
+        minSimilarity: -1,
+        perQuery: 5,
+        chunksPerItem: 4,
+      }),
+    ).toEqual([]);
+    // Chunks of an item's older content are stale.
+    await ingest(ada, [input("a", { body: "rewritten" })]);
+    expect(pairs(await near(ids)).map(([, id]) => id)).not.toContain(a!.id);
+    expect(
+      await nearItems(db, ada, [], ids, key, { minSimilarity: 0, perQuery: 5, chunksPerItem: 4 }),
+    ).toEqual([]);
   });
 });

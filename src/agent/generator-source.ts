@@ -8,6 +8,7 @@ import type { ItemStore } from "../domain/items";
 import type { LlmClient, LlmSettings, ModelRef } from "../domain/llm";
 import type { Budgets } from "./budget";
 import { createGenerator } from "./generator";
+import type { RelatedEvidenceFinder } from "./related-evidence";
 import type { SalvagePolicy } from "./salvage";
 
 export interface GenerationSettings {
@@ -21,6 +22,8 @@ export interface GenerationDeps {
   clock: Clock;
   /** The client of one configured model (the LLM adapters, wired by the composition root). */
   llmClient(ref: ModelRef): LlmClient;
+  /** Which changed items touch a carried statement (default: the generator's, over the item graph). */
+  related?: RelatedEvidenceFinder;
 }
 
 export function generatorSource(settings: GenerationSettings, deps: GenerationDeps): GeneratorSource {
@@ -53,6 +56,7 @@ export function generatorSource(settings: GenerationSettings, deps: GenerationDe
       clock: deps.clock,
       budgets,
       salvage,
+      related: deps.related,
     }),
   };
 }

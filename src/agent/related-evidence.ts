@@ -10,13 +10,13 @@
  *   - is on an @-link path with one (reply, mention, reference, either direction; or a link into the
  *     cited item's thread), or
  *   - names one of the same people (besides the subject) and shares at least two of its distinctive terms.
- * A vector finder (nearest chunks of the changed items, once the embeddings channel exists) plugs in beside
- * it with combineFinders, wired where the generator is built (agent/generator-source.ts).
+ * With an embedder, semanticEvidenceFinder (semantic-evidence.ts) relates a statement to a changed item
+ * whose chunks are near it; the composition root joins the two with combineFinders.
  */
 import type { Item, ItemStore } from "../domain/items";
 import { localName } from "../domain/workspaces";
 
-export type RelationVia = "thread" | "link" | "people_and_terms";
+export type RelationVia = "thread" | "link" | "people_and_terms" | "semantic";
 
 export interface Relation {
   itemId: string;
@@ -48,27 +48,42 @@ export const RELATED_LIMITS = {
   neighbours: 200,
   /** Distinctive terms a statement and an item must share (with a person) to be related that way. */
   sharedTerms: 2,
+  /** Carried statements embedded to look for near items (as many as a draft may have: checks.ts). */
+  semanticStatements: 80,
+  /** Changed items whose chunks are compared with them (the newest; all a refresh reads, today). */
+  semanticItems: 100,
+  /** Chunks compared per changed item: its first ones (about 7,000 characters at 512-token chunks). */
+  semanticChunksPerItem: 4,
 } as const;
 
-const VIA_ORDER: Record<RelationVia, number> = { link: 0, thread: 1, people_and_terms: 2 };
+const VIA_ORDER: Record<RelationVia, number> = { link: 0, thread: 1, people_and_terms: 2, semantic: 3 };
 
-/** The union of several finders' answers (each statement's relations deduplicated, best first, bounded). */
+/**
+ * The union of several finders' answers: each statement's relations deduplicated, best first, bounded;
+ * at most RELATED_LIMITS.statements statements, the first ones of the draft.
+ */
 export function combineFinders(...finders: RelatedEvidenceFinder[]): RelatedEvidenceFinder {
   return {
     async findRelated(query) {
       const answers = await Promise.all(finders.map((f) => f.findRelated(query)));
-      const merged = new Map<number, Relation[]>();
+      const all = new Map<number, Relation[]>();
       for (const answer of answers) {
-        for (const [index, relations] of answer)
-          merged.set(index, [...(merged.get(index) ?? []), ...relations]);
+        for (const [index, relations] of answer) all.set(index, [...(all.get(index) ?? []), ...relations]);
       }
-      for (const [index, relations] of merged) merged.set(index, bestRelations(relations));
+      const order = new Map(query.statements.map((s, position) => [s.index, position]));
+      const position = (index: number) => order.get(index) ?? Number.MAX_SAFE_INTEGER;
+      const merged = new Map<number, Relation[]>();
+      for (const index of [...all.keys()].sort((a, b) => position(a) - position(b) || a - b)) {
+        if (merged.size >= RELATED_LIMITS.statements) break;
+        merged.set(index, bestRelations(all.get(index)!));
+      }
       return merged;
     },
   };
 }
 
-function bestRelations(relations: Relation[]): Relation[] {
+/** A statement's relations: one per item (its best reason), links first, at most perStatement. */
+export function bestRelations(relations: Relation[]): Relation[] {
   const byItem = new Map<string, Relation>();
   for (const r of relations) {
     const known = byItem.get(r.itemId);

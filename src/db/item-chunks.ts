@@ -8,7 +8,13 @@
  * `hnsw.ef_search` and `hnsw.iterative_scan`.
  */
 import { and, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
-import type { EmbeddedChunk, EmbeddingKey, EmbeddingSource } from "../domain/item-embedding";
+import type {
+  EmbeddedChunk,
+  EmbeddingKey,
+  EmbeddingSource,
+  NearItem,
+  NearItemsOptions,
+} from "../domain/item-embedding";
 import type { ItemKind } from "../domain/item-schema";
 import type { Db } from "./client";
 import { sha256Hex } from "./content-hash";
@@ -382,6 +388,57 @@ export async function searchByVector(
     distance: Number(row.distance),
     chunkIndex: Number(row.chunk_index),
     snippet: String(row.snippet),
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Near items: several queries against a few given items
+
+/**
+ * NearItems.nearItems as SQL, one statement for every query: the queries arrive as one JSON array of
+ * vector literals, the given items' current chunks of the model (their first `chunksPerItem`, under the
+ * access rule) are scored against each query, each (query, item) pair keeps its best chunk, and each
+ * query keeps its `perQuery` best items at or above `minSimilarity`. Exact: the work is queries x chunks
+ * of the given items, so the caller bounds both.
+ */
+export async function nearItems(
+  db: Db,
+  subjectKey: string,
+  queries: readonly (readonly number[])[],
+  itemIds: readonly string[],
+  key: EmbeddingKey,
+  options: NearItemsOptions,
+): Promise<NearItem[]> {
+  if (queries.length === 0 || itemIds.length === 0 || options.perQuery < 1) return [];
+  assertIndexable(key);
+  for (const query of queries) {
+    if (query.length !== key.dimensions) {
+      throw new Error(`a query vector has ${query.length} dimensions, not ${key.dimensions}`);
+    }
+  }
+  const result = await db.execute(sql`
+    with q as (
+      select (r.n - 1)::int as i, r.v::vector as v
+      from jsonb_array_elements_text(${JSON.stringify(queries.map(vectorLiteral))}::jsonb)
+        with ordinality as r(v, n)
+    ), c as (
+      select c.item_id, c.embedding from ${items}
+      join item_chunks c on c.item_id = ${items.id} and ${sql.raw(modelPredicate(key, "c"))}
+        and c.content_hash = ${items.contentHash} and c.chunk_index < ${options.chunksPerItem}::int
+      where ${items.id} = any(${sql.param([...itemIds])}::uuid[]) and ${visibleTo(subjectKey)}
+    ), scored as (
+      select q.i, c.item_id, max(1 - (c.embedding <=> q.v)) as similarity
+      from q cross join c group by q.i, c.item_id
+    ), ranked as (
+      select s.i, s.item_id, s.similarity,
+        row_number() over (partition by s.i order by s.similarity desc, s.item_id) as rank
+      from scored s where s.similarity >= ${options.minSimilarity}::float8
+    )
+    select i, item_id, similarity from ranked where rank <= ${options.perQuery}::int order by i, rank`);
+  return (result.rows as { i: unknown; item_id: unknown; similarity: unknown }[]).map((row) => ({
+    query: Number(row.i),
+    itemId: String(row.item_id),
+    similarity: Number(row.similarity),
   }));
 }
 

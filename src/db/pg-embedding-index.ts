@@ -1,11 +1,13 @@
 /**
  * EmbeddingIndex over Postgres: the chunk store (pg-chunk-store.ts) plus what the queue, the daily backfill,
- * GET /items/:id and the admin counts ask. "Indexed" means a first chunk (chunk_index 0) of the model for the
- * item's current content hash; with the model's size known, of that size only.
+ * GET /items/:id, the admin counts and the related-evidence check ask. "Indexed" means a first chunk
+ * (chunk_index 0) of the model for the item's current content hash; with the model's size known, of that
+ * size only.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { EmbeddingIndex, EmbeddingModelRef } from "../domain/item-embedding";
 import type { Db } from "./client";
+import { nearItems } from "./item-chunks";
 import { createPgChunkStore } from "./pg-chunk-store";
 
 export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
@@ -16,6 +18,8 @@ export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
       ${ref.dimensions === null ? sql`` : sql`and c.dimensions = ${ref.dimensions}::int`})`;
   return {
     ...createPgChunkStore(db),
+    nearItems: (subjectKey, queries, itemIds, key, options) =>
+      nearItems(db, subjectKey, queries, itemIds, key, options),
     async isIndexed(itemId, ref) {
       const result = await db.execute(
         sql`select ${chunkOf(ref, sql.raw("i"))} as indexed from items i where i.id = ${itemId}::uuid`,

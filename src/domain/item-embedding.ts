@@ -69,8 +69,42 @@ export interface EmbeddingCounts {
   pending: number;
 }
 
-/** The embedding side of the item store: chunks, what is missing, and counts. */
-export interface EmbeddingIndex extends ChunkStore {
+/** One query's near item: the cosine similarity of its best chunk (1 same direction, -1 opposite). */
+export interface NearItem {
+  /** The query's index in the list asked about. */
+  query: number;
+  itemId: string;
+  similarity: number;
+}
+
+export interface NearItemsOptions {
+  /** Only items whose best chunk is at least this similar to the query. */
+  minSimilarity: number;
+  /** Items answered per query, best first. */
+  perQuery: number;
+  /** Chunks read per item: its first ones (chunk_index below this). */
+  chunksPerItem: number;
+}
+
+/** Which of a few given items are near each of a few query vectors (the related-evidence check's read). */
+export interface NearItems {
+  /**
+   * In one read: for each query vector, the items among `itemIds` that the subject may see whose best
+   * current chunk of `key` (of their first `chunksPerItem`) is at least `minSimilarity` similar to it,
+   * best first, at most `perQuery` a query. Exact: every distance of those chunks is computed, so the
+   * caller bounds the queries and the items.
+   */
+  nearItems(
+    subjectKey: string,
+    queries: readonly (readonly number[])[],
+    itemIds: readonly string[],
+    key: EmbeddingKey,
+    options: NearItemsOptions,
+  ): Promise<NearItem[]>;
+}
+
+/** The embedding side of the item store: chunks, what is missing, counts, and near items. */
+export interface EmbeddingIndex extends ChunkStore, NearItems {
   /** The item has chunks of `ref` for its current content. */
   isIndexed(itemId: string, ref: EmbeddingModelRef): Promise<boolean>;
   /**
