@@ -12,12 +12,17 @@
  *    nothing: what the stack costs around any search); EXPLAIN (ANALYZE, BUFFERS) of each shape's
  *    representative statement, captured on the wire as the worker sent it, into
  *    bench/results/search-scale-plans.txt.
+ * With SEMANTIC (default on; SEMANTIC=0 for keyword only) the worker embeds with the fake LLM's
+ * deterministic embeddings: ingest sends every item through the embeddings queue, and the time until
+ * every item of the user is indexed gives the embedding throughput (GET /admin/embeddings); the keyword
+ * shapes ask for mode=keyword, and hybrid and semantic shapes are timed beside them.
  */
 import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { ROOT } from "../scripts/lib/dev-secret";
 import { signDevToken } from "../scripts/lib/token";
 import { postItems } from "../scripts/load-demo";
+import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, startBenchStack } from "./lib/bench-stack";
 import { runLoad } from "./lib/load";
 import { type Statement, startWireTap } from "./lib/pg-wire-tap";
@@ -41,9 +46,22 @@ const OTHER_ITEMS = Number(process.env.OTHER_ITEMS ?? 10_000);
 /** Shares of the user's items a query word should match (nearest found). */
 const WORD_TARGETS = [0.25, 0.12, 0.06, 0.03, 0.01, 0.003, 0.001, 0.0003];
 const PERSON_RANKS = [0, 1, 5, 20, 100, 300, 1000, 1999];
+const SEMANTIC = process.env.SEMANTIC !== "0";
+const INDEX_TIMEOUT_MS = Number(process.env.INDEX_TIMEOUT_MS ?? 3_600_000);
 
 const tap = await startWireTap(ADMIN_URL);
-const stack = await startBenchStack("search-scale", {}, tap.url);
+const fake = SEMANTIC ? await startFakeLlm() : null;
+const stack = await startBenchStack(
+  "search-scale",
+  fake
+    ? {
+        EMBEDDING_MODEL: "openai:fake-embedding",
+        EMBEDDING_BASE_URL: `${fake.url}/openai/v1`,
+        OPENAI_API_KEY: "fake-key",
+      }
+    : {},
+  tap.url,
+);
 const direct = new URL(stack.databaseUrl);
 const target = new URL(ADMIN_URL);
 direct.hostname = target.hostname;
@@ -55,8 +73,9 @@ const ws = syntheticWorkspace({ anchor: ANCHOR });
 const plans: string[] = [`search-scale plans, ${new Date().toISOString()}, ${ITEMS} items of ${USER}`];
 
 try {
-  // 1. Ingest.
+  // 1. Ingest, then (with an embedder) wait until the embeddings queue has indexed every item.
   const ingest = await ingestAll();
+  const embedding = fake ? await untilIndexed(ingest.seconds) : null;
   const peer = syntheticWorkspace({ anchor: ANCHOR, seed: 99 });
   for (let i = 0; i < PEER_ITEMS; i += BATCH) {
     const items = Array.from({ length: Math.min(BATCH, PEER_ITEMS - i) }, (_, j) => {
@@ -97,6 +116,7 @@ try {
       otherUsers: OTHER_USERS * OTHER_ITEMS,
     },
     ingest,
+    embedding,
     otherUsersInsertMs: othersMs,
     vacuumAnalyzeMs: vacuumMs,
     sizes,
@@ -119,6 +139,7 @@ try {
   await db.end();
   await stack.close();
   await tap.close();
+  await fake?.close();
 }
 
 interface Shape {
@@ -173,6 +194,31 @@ async function ingestAll() {
     lastTenthItemsPerSecond: Math.round((tailItems / tailMs) * 1000),
     statuses,
   };
+}
+
+/** Polls GET /admin/embeddings until no item waits; items/s from the start of ingest and after it. */
+async function untilIndexed(ingestSeconds: number) {
+  const admin = signDevToken(BENCH_SECRET, USER, ["memory:read", "items:write", "admin"]);
+  const t0 = performance.now();
+  for (;;) {
+    const res = await fetch(`${stack.url}/admin/embeddings`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    const status = (await res.json()) as { items: number; indexed: number; pending: number };
+    const seconds = (performance.now() - t0) / 1000;
+    if (status.pending === 0 || performance.now() - t0 > INDEX_TIMEOUT_MS) {
+      return {
+        mode: "EMBED_QUEUE, fake embedder",
+        ...status,
+        secondsAfterIngest: Math.round(seconds * 10) / 10,
+        itemsPerSecondFromIngestStart: Math.round(status.indexed / (ingestSeconds + seconds)),
+      };
+    }
+    console.error(
+      `[bench] embedded ${status.indexed}/${status.items} (${Math.round(seconds)} s after ingest)`,
+    );
+    await new Promise((r) => setTimeout(r, 5000));
+  }
 }
 
 async function pickWords(): Promise<{ word: string; matches: number; share: number }[]> {
@@ -234,7 +280,7 @@ function buildShapes(words: { word: string }[], people: { person: string }[]): S
     `until=${iso(ANCHOR - 730 * DAY)}`,
   ];
   const [w25, w12, w6, w3, w1, w03, w01] = w;
-  return [
+  const keyword: Shape[] = [
     {
       // What the stack costs around a query that finds nothing: the floor under every other shape.
       name: "no match (floor)",
@@ -293,6 +339,32 @@ function buildShapes(words: { word: string }[], people: { person: string }[]): S
       pages: ["", `people=${p[3]}`, "kind=contact", windows[6]!],
       explain: "",
     },
+  ];
+  if (!SEMANTIC) return keyword;
+  // With an embedder the default mode is hybrid: the shapes above ask for keyword, and the fused and
+  // vector-only searches are timed on the same words, alone and with a filter.
+  const withMode = (mode: string) => (query: string) => (query ? `${query}&mode=${mode}` : `mode=${mode}`);
+  const meaning = (mode: string): Shape => ({
+    name: mode,
+    queries: [
+      ...[w25, w6, w1, w03].map((x) => q(x!)),
+      q(`${w12} ${w3}`),
+      `${q(w12!)}&kind=email`,
+      `${q(w3!)}&people=${p[3]}`,
+      `${q(w25!)}&${windows[2]}`,
+    ].map(withMode(mode)),
+    explain: withMode(mode)(q(w12!)),
+  });
+  const asKeyword = withMode("keyword");
+  return [
+    ...keyword.map((shape) => ({
+      ...shape,
+      queries: shape.queries.map(asKeyword),
+      pages: shape.pages?.map(asKeyword),
+      explain: asKeyword(shape.explain),
+    })),
+    meaning("hybrid"),
+    meaning("semantic"),
   ];
 }
 
