@@ -75,16 +75,22 @@ function eventRow(event) {
     el("td", { class: "audit-client" }, event.client ?? "—"),
     el("td", { class: "number" }, String(event.status)),
     el("td", {}, event.version ? el("code", { title: event.version }, event.version.slice(0, 8)) : "—"),
-    el(
-      "td",
-      {},
-      event.itemIds.length === 0
-        ? "—"
-        : el(
-            "ul",
-            { class: "plain" },
-            event.itemIds.map((id) => el("li", {}, el("a", { href: itemPage(id) }, id.slice(0, 8)))),
-          ),
-    ),
+    el("td", {}, itemLinks(event.itemIds)),
+  );
+}
+
+const SHOWN_ITEMS = 5;
+
+/**
+ * The first few items as links (a search can return dozens), then how many more.
+ * @param {string[]} ids
+ */
+function itemLinks(ids) {
+  if (ids.length === 0) return "—";
+  return el(
+    "span",
+    { class: "item-ids" },
+    ids.slice(0, SHOWN_ITEMS).map((id) => el("a", { href: itemPage(id), title: id }, id.slice(0, 8))),
+    ids.length > SHOWN_ITEMS ? el("span", { class: "muted" }, `+${ids.length - SHOWN_ITEMS} more`) : null,
   );
 }

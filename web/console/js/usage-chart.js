@@ -154,5 +154,5 @@ export function costChart(series, title) {
       ),
     ),
   );
-  return el("div", { class: "usage-chart" }, el("figure", {}, chart, el("figcaption", {}, title)), table);
+  return el("div", { class: "usage-chart" }, el("figure", {}, chart), table);
 }

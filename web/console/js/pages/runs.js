@@ -63,7 +63,8 @@ export async function renderRuns({ main, subject }) {
     more,
   );
   // The user's own cost per day (GET /me/usage covers the caller, not a team).
-  if (!subject.team) main.insertBefore(await myUsage(), main.children[2] ?? null);
+  if (!subject.team)
+    main.insertBefore(el("div", {}, await myUsage(), el("h2", {}, "Ledger")), main.children[2] ?? null);
 
   /** @param {string | null} cursor */
   async function loadPage(cursor) {
@@ -92,7 +93,7 @@ async function myUsage() {
     el(
       "p",
       {},
-      `${usage.since} to ${usage.until}: ${runs} runs, estimated ${usd(cost)}`,
+      `${usage.since} to ${usage.until}: ${runs} run${runs === 1 ? "" : "s"}, estimated ${usd(cost)}`,
       el("span", { class: "muted" }, " (models without a price count tokens only)"),
     ),
     costChart(everyDay(usage.days, usage.since, usage.until), "Your estimated cost per day"),
