@@ -18,6 +18,17 @@ const SHOTS = `${ROOT}bench/results/console`;
 const HOSTILE_TITLE = "<img src=x onerror=alert(1)>";
 /** A memory is generated on first read by the fake LLM; a loaded machine needs its time. */
 const MEMORY_READY_MS = 90_000;
+/** Prices for the fake LLM's models (USD per million tokens), so /usage has a cost to chart. */
+const MODEL_PRICES = JSON.stringify(
+  Object.fromEntries(
+    ["anthropic:fake-generator", "fake-generator", "openai:fake-judge", "fake-judge"].map((m) => [
+      m,
+      { input: 3, output: 15 },
+    ]),
+  ),
+);
+/** A User-Agent whose product (the audit's client) is markup. */
+const HOSTILE_CLIENT = "<img/src=x/onerror=alert(5)>";
 
 let dev: DevCommand;
 let browser: Browser;
@@ -31,7 +42,16 @@ beforeAll(async () => {
   // One attempt a run, so a memory whose generation fails shows as failing at once (the default retries
   // with backoff for minutes); no minimum interval between runs, so a refresh runs at once.
   dev = await startDevCommand(
-    ["--fake-llm", "--demo", "--var", "MAX_RUN_ATTEMPTS=1", "--var", "MIN_REFRESH_INTERVAL_MINUTES=0"],
+    [
+      "--fake-llm",
+      "--demo",
+      "--var",
+      "MAX_RUN_ATTEMPTS=1",
+      "--var",
+      "MIN_REFRESH_INTERVAL_MINUTES=0",
+      "--var",
+      `MODEL_PRICES=${MODEL_PRICES}`,
+    ],
     SECRET,
   );
   const deadline = Date.now() + 150_000;
@@ -104,6 +124,9 @@ describe("the console in Chromium", () => {
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
     expect(await page.getByRole("button", { name: /^Dismiss/ }).count()).toBe(0);
     expect(await page.getByRole("link", { name: "Members" }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Audit", exact: true }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Usage", exact: true }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "My activity" }).count()).toBe(1);
     expect(await page.getByRole("link", { name: "Runs" }).count()).toBeGreaterThan(0);
     await page.close();
   }, 120_000);
@@ -329,6 +352,47 @@ describe("the console in Chromium", () => {
     expect(await page.locator('.cards a[href="/console/?team=console-crew"]').count()).toBe(1);
     await page.close();
   });
+
+  it("shows an admin the audit trail with filters, the usage per subject with a cost chart, and a user their activity", async () => {
+    // A read from a client whose name is markup: the audit shows it as text.
+    expect((await api("/memory", { headers: { "user-agent": HOSTILE_CLIENT } })).status).toBeLessThan(300);
+    const page = await signedIn();
+    await page.goto(`${dev.url}/console/audit`);
+    // Events reach the table through the audit queue (batches of up to 2 s): read until they have.
+    await poll(async () => {
+      await page.reload();
+      await page.locator("table.audit tbody tr").first().waitFor();
+      return page.locator("table.audit tbody").textContent();
+    }).toContain(HOSTILE_CLIENT);
+    const reads = page.locator("tr.audit-event", { hasText: "memory.read" });
+    expect(
+      await reads.filter({ has: page.locator(".audit-actor", { hasText: /^ada$/ }) }).count(),
+    ).toBeGreaterThan(0);
+    expect(await page.locator("main img, main b").count()).toBe(0);
+    await shot(page, "audit");
+
+    await page.getByLabel("Action").selectOption("item.read");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/action=item\.read/);
+    await page.locator("tr.audit-event").first().waitFor();
+    expect(new Set(await page.locator(".audit-action").allTextContents())).toEqual(new Set(["item.read"]));
+    expect(await page.locator('tr.audit-event a[href^="/console/item?id="]').count()).toBeGreaterThan(0);
+
+    await page.goto(`${dev.url}/console/usage`);
+    await page.locator("tr.usage-subject").first().waitFor();
+    expect(await page.locator("tr.usage-subject th").allTextContents()).toContain("ada");
+    expect(await page.locator("main svg.chart rect.bar").count()).toBeGreaterThan(0);
+    await poll(() => page.locator("table.usage-days tbody").textContent()).toMatch(/\$\d/);
+    await shot(page, "usage");
+
+    await page.goto(`${dev.url}/console/activity`);
+    await page.locator("tr.audit-event").first().waitFor();
+    await poll(() => page.locator(".audit-action").allTextContents()).toContain("memory.read");
+    expect(await page.locator(".audit-actor").allTextContents()).toContain("ada");
+    await shot(page, "activity");
+    expect(dialogs).toEqual([]);
+    await page.close();
+  }, 120_000);
 
   it("serves every console file with a strict Content-Security-Policy, which the browser enforces", async () => {
     for (const path of [

@@ -57,3 +57,9 @@ export type TeamInput = RequestOf<"putTeam">;
 export type IngestAddress = JsonOf<"issueIngestAddress", 201>;
 
 export type ErrorBody = components["schemas"]["Error"];
+
+export type AuditPage = JsonOf<"workspaceAudit", 200>;
+export type AuditEvent = AuditPage["events"][number];
+export type MyUsage = JsonOf<"myUsage", 200>;
+export type UsageDay = MyUsage["days"][number];
+export type WorkspaceUsage = JsonOf<"workspaceUsage", 200>;

@@ -6,10 +6,13 @@
 /** @import { Identity } from "./session.js" */
 /** @import { Subject } from "./routes.js" */
 
+import { renderAdminAudit } from "./pages/admin-audit.js";
 import { renderMembers } from "./pages/admin-members.js";
 import { renderAdminTeams } from "./pages/admin-teams.js";
+import { renderAdminUsage } from "./pages/admin-usage.js";
 import { renderItem } from "./pages/item.js";
 import { renderMemory } from "./pages/memory.js";
+import { renderMyActivity } from "./pages/my-activity.js";
 import { renderRuns } from "./pages/runs.js";
 import { renderSearch } from "./pages/search.js";
 import { renderSignIn } from "./pages/sign-in.js";
@@ -59,6 +62,12 @@ export const PAGES = {
     nav: { label: "Teams", href: "/console/teams", group: "main" },
     signedIn: true,
   },
+  activity: {
+    title: "My activity",
+    render: renderMyActivity,
+    nav: { label: "My activity", href: "/console/activity", group: "main" },
+    signedIn: true,
+  },
   item: { title: "Item", render: renderItem, signedIn: true },
   members: {
     title: "Members",
@@ -70,6 +79,18 @@ export const PAGES = {
     title: "Teams (admin)",
     render: renderAdminTeams,
     nav: { label: "Manage teams", href: "/console/admin-teams", group: "admin" },
+    signedIn: true,
+  },
+  audit: {
+    title: "Audit",
+    render: renderAdminAudit,
+    nav: { label: "Audit", href: "/console/audit", group: "admin" },
+    signedIn: true,
+  },
+  usage: {
+    title: "Usage",
+    render: renderAdminUsage,
+    nav: { label: "Usage", href: "/console/usage", group: "admin" },
     signedIn: true,
   },
 };

@@ -28,6 +28,9 @@ export const runsPage = (team = null) => consolePath("runs", { team });
 /** @param {Record<string, string>} [query] */
 export const searchPage = (query = {}) => consolePath("search", query);
 export const teamsPage = () => consolePath("teams");
+export const auditPage = () => consolePath("audit");
+/** @param {Record<string, string>} [query] */
+export const usagePage = (query = {}) => consolePath("usage", query);
 /** @param {string} [next] where to go once signed in */
 export const signInPage = (next) => consolePath("sign-in", { next });
 

@@ -2,11 +2,12 @@
  * The runs page: the ledger of the memory's runs, newest first, a page at a time: what started each, how
  * it ended, its effort (turns, tool calls, tokens per model), the judge's verdict and what was dropped.
  */
-/** @import { RunsPage, Run } from "../../../../clients/typescript/src/types.js" */
+/** @import { RunsPage, Run, MyUsage } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { getJson } from "../api.js";
 import { el, replace, time } from "../dom.js";
 import { memoryPage } from "../routes.js";
+import { costChart, everyDay, usd } from "../usage-chart.js";
 
 const PAGE_SIZE = 20;
 
@@ -61,6 +62,9 @@ export async function renderRuns({ main, subject }) {
     ),
     more,
   );
+  // The user's own cost per day (GET /me/usage covers the caller, not a team).
+  if (!subject.team)
+    main.insertBefore(el("div", {}, await myUsage(), el("h2", {}, "Ledger")), main.children[2] ?? null);
 
   /** @param {string | null} cursor */
   async function loadPage(cursor) {
@@ -75,6 +79,25 @@ export async function renderRuns({ main, subject }) {
     );
   }
   await loadPage(null);
+}
+
+/** The last 30 days of the user's runs: the total and the estimated cost per day. */
+async function myUsage() {
+  const usage = /** @type {MyUsage} */ (await getJson("/me/usage"));
+  const cost = usage.days.reduce((sum, day) => sum + day.estimatedCostUsd, 0);
+  const runs = usage.days.reduce((sum, day) => sum + day.runs, 0);
+  return el(
+    "section",
+    { class: "my-usage", "aria-labelledby": "my-usage-title" },
+    el("h2", { id: "my-usage-title" }, "Your usage"),
+    el(
+      "p",
+      {},
+      `${usage.since} to ${usage.until}: ${runs} run${runs === 1 ? "" : "s"}, estimated ${usd(cost)}`,
+      el("span", { class: "muted" }, " (models without a price count tokens only)"),
+    ),
+    costChart(everyDay(usage.days, usage.since, usage.until), "Your estimated cost per day"),
+  );
 }
 
 /** @param {Run} run */

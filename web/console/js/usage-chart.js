@@ -1,0 +1,158 @@
+/**
+ * Estimated cost per day as a bar chart (an inline SVG built node by node, no library) beside the same
+ * figures as a table, which is what a screen reader reads. Bars are sized by attributes, not styles, so the
+ * Content-Security-Policy's `style-src 'self'` has nothing to refuse.
+ */
+/** @import { UsageDay } from "../../../clients/typescript/src/types.js" */
+import { el } from "./dom.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const WIDTH = 640;
+const HEIGHT = 240;
+const PAD = { left: 64, right: 12, top: 16, bottom: 44 };
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} attributes
+ * @param {...(Node | string)} children
+ */
+function svg(tag, attributes, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  for (const child of children) node.append(child);
+  return node;
+}
+
+/** @param {number} usd */
+export const usd = (usd) => (usd === 0 ? "$0" : usd < 0.01 ? `$${usd.toPrecision(2)}` : `$${usd.toFixed(2)}`);
+
+/**
+ * The days from `since` to `until` (inclusive, UTC), each with its figures or zeros.
+ * @param {UsageDay[]} days
+ * @param {string} since
+ * @param {string} until
+ * @returns {{ date: string, cost: number, tokens: number, runs: number }[]}
+ */
+export function everyDay(days, since, until) {
+  const byDate = new Map(days.map((d) => [d.date, d]));
+  const out = [];
+  const end = Date.parse(`${until}T00:00:00Z`);
+  for (let t = Date.parse(`${since}T00:00:00Z`); t <= end && out.length < 366; t += 86_400_000) {
+    const date = new Date(t).toISOString().slice(0, 10);
+    const day = byDate.get(date);
+    out.push({
+      date,
+      cost: day?.estimatedCostUsd ?? 0,
+      tokens: (day?.inputTokens ?? 0) + (day?.outputTokens ?? 0),
+      runs: day?.runs ?? 0,
+    });
+  }
+  return out;
+}
+
+/**
+ * @param {{ date: string, cost: number, tokens: number, runs: number }[]} series
+ * @param {string} title
+ */
+export function costChart(series, title) {
+  const max = Math.max(0, ...series.map((d) => d.cost));
+  const plotW = WIDTH - PAD.left - PAD.right;
+  const plotH = HEIGHT - PAD.top - PAD.bottom;
+  const step = plotW / Math.max(1, series.length);
+  const barW = Math.max(1, step * 0.8);
+  const chart = svg(
+    "svg",
+    { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "chart", role: "img", "aria-labelledby": "chart-title" },
+    svg("title", { id: "chart-title" }, title),
+    svg("line", {
+      x1: PAD.left,
+      y1: PAD.top + plotH,
+      x2: PAD.left + plotW,
+      y2: PAD.top + plotH,
+      class: "axis",
+    }),
+    svg("line", { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: PAD.top + plotH, class: "axis" }),
+    svg("text", { x: PAD.left - 6, y: PAD.top + 4, "text-anchor": "end", class: "tick" }, usd(max)),
+    svg("text", { x: PAD.left - 6, y: PAD.top + plotH, "text-anchor": "end", class: "tick" }, "$0"),
+    svg(
+      "text",
+      {
+        x: 12,
+        y: PAD.top + plotH / 2,
+        class: "axis-label",
+        transform: `rotate(-90 12 ${PAD.top + plotH / 2})`,
+        "text-anchor": "middle",
+      },
+      "Estimated cost (USD)",
+    ),
+    svg(
+      "text",
+      { x: PAD.left + plotW / 2, y: HEIGHT - 4, class: "axis-label", "text-anchor": "middle" },
+      "Day (UTC)",
+    ),
+  );
+  const first = series[0];
+  const last = series[series.length - 1];
+  if (first) chart.append(svg("text", { x: PAD.left, y: PAD.top + plotH + 16, class: "tick" }, first.date));
+  if (last && last !== first)
+    chart.append(
+      svg(
+        "text",
+        { x: PAD.left + plotW, y: PAD.top + plotH + 16, "text-anchor": "end", class: "tick" },
+        last.date,
+      ),
+    );
+  series.forEach((day, i) => {
+    if (day.cost <= 0 || max <= 0) return;
+    const h = Math.max(1, (day.cost / max) * plotH);
+    chart.append(
+      svg(
+        "rect",
+        {
+          x: PAD.left + i * step + (step - barW) / 2,
+          y: PAD.top + plotH - h,
+          width: barW,
+          height: h,
+          class: "bar",
+        },
+        svg("title", {}, `${day.date}: ${usd(day.cost)}`),
+      ),
+    );
+  });
+  const rows = series.filter((d) => d.cost > 0 || d.tokens > 0 || d.runs > 0);
+  const table = el(
+    "div",
+    { class: "table-scroll", tabindex: 0, role: "region", "aria-label": `${title}, as a table` },
+    el(
+      "table",
+      { class: "usage-days" },
+      el("caption", {}, `${title} (days with activity)`),
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          ["Day", "Runs", "Tokens", "Estimated cost"].map((h) => el("th", { scope: "col" }, h)),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        rows.length === 0
+          ? el("tr", {}, el("td", { colspan: 4 }, "Nothing in this range."))
+          : rows.map((d) =>
+              el(
+                "tr",
+                {},
+                el("td", {}, d.date),
+                el("td", { class: "number" }, String(d.runs)),
+                el("td", { class: "number" }, d.tokens.toLocaleString()),
+                el("td", { class: "number" }, usd(d.cost)),
+              ),
+            ),
+      ),
+    ),
+  );
+  return el("div", { class: "usage-chart" }, el("figure", {}, chart), table);
+}
