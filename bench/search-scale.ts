@@ -431,7 +431,8 @@ async function captureStatement(query: string): Promise<Statement> {
   const res = await search(query);
   await res.arrayBuffer();
   const statements = tap.stopCapture();
-  const found = statements.find((s) => /^select "id", "kind"/.test(s.query));
+  // Newest first is drizzle's select of the item columns; a ranked or fused search names its snippet.
+  const found = statements.find((s) => /^select "id", "kind"|\bas snippet\b/.test(s.query));
   if (res.status !== 200 || !found) throw new Error(`no search statement for ${query} (${res.status})`);
   return found;
 }
