@@ -38,8 +38,7 @@ async function main() {
     const fake = await startFakeLlm();
     closers.push(fake.close);
     console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
-    // Its deterministic embeddings too: search is hybrid out of the box, as with a configured model.
-    Object.assign(vars, workerVarsFor(fake), { EMBEDDING_MODEL: "openai:fake-embedding" });
+    Object.assign(vars, workerVarsFor(fake));
   }
   Object.assign(vars, settingsFromArgs());
   const stack = await startStack({

@@ -51,6 +51,9 @@ beforeAll(async () => {
       "MIN_REFRESH_INTERVAL_MINUTES=0",
       "--var",
       `MODEL_PRICES=${MODEL_PRICES}`,
+      // The fake LLM's embeddings: search offers and answers every mode.
+      "--var",
+      "EMBEDDING_MODEL=openai:fake-embedding",
     ],
     SECRET,
   );
