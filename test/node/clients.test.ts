@@ -278,7 +278,7 @@ describe("the TypeScript client against the worker", () => {
 
     const reader = clientOf("ts-audit", ["memory:read"]);
     expect(await thrown(reader.audit.list().toArray())).toMatchObject({
-      code: "insufficient_scope",
+      code: "forbidden",
       status: 403,
     });
   });

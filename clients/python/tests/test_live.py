@@ -212,7 +212,7 @@ class Live(unittest.TestCase):
         self.assertIsInstance(ledger["subjects"], list)
         with self.assertRaises(UnifiedMemoryError) as caught:
             client("py-audit", ["memory:read"]).audit.list().to_list()
-        self.assertEqual((caught.exception.code, caught.exception.status), ("insufficient_scope", 403))
+        self.assertEqual((caught.exception.code, caught.exception.status), ("forbidden", 403))
 
     def test_erases_everything_of_the_caller(self) -> None:
         c = client("py-erase")
