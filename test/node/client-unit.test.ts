@@ -324,3 +324,181 @@ describe("memory.get", () => {
     expect(result.status).toBe("empty");
   });
 });
+
+const auditEvent = (id: string, subject = "ada") => ({
+  id,
+  at: "2026-11-20T10:00:00.000Z",
+  workspaceId: "w",
+  actor: "ada",
+  subject,
+  action: "memory.read",
+  channel: "http",
+  client: null,
+  requestId: "r",
+  version: null,
+  itemIds: [],
+  queryHash: null,
+  status: 200,
+});
+const query = (call: Call | undefined) => Object.fromEntries(call!.url.searchParams);
+
+describe("audit and usage", () => {
+  it("me.audit iterates the caller's events across pages with its filters in the query", async () => {
+    const fake = scripted([
+      json(200, { events: [auditEvent("e1"), auditEvent("e2")], nextCursor: "c1" }),
+      json(200, { events: [auditEvent("e3")], nextCursor: null }),
+    ]);
+    const events = client(fake.fetch).um.me.audit({
+      action: "item.read",
+      since: new Date("2026-11-01T00:00:00Z"),
+      until: "2026-12-01T00:00:00Z",
+      limit: 2,
+    });
+    expect((await events.toArray()).map((e) => e.id)).toEqual(["e1", "e2", "e3"]);
+    expect(fake.calls[0]!.url.pathname).toBe("/base/me/audit");
+    expect(fake.calls[0]!.headers.authorization).toBe("Bearer t0k");
+    expect(query(fake.calls[0])).toEqual({
+      action: "item.read",
+      since: "2026-11-01T00:00:00.000Z",
+      until: "2026-12-01T00:00:00Z",
+      limit: "2",
+    });
+    expect(query(fake.calls[1])).toMatchObject({ cursor: "c1" });
+  });
+
+  it("me.usage sends its days (a Date as its UTC day) and answers the ledger", async () => {
+    const ledger = { since: "2026-11-01", until: "2026-11-30", days: [] };
+    const fake = scripted([json(200, ledger)]);
+    const usage = await client(fake.fetch).um.me.usage({
+      since: new Date("2026-11-01T10:00:00Z"),
+      until: "2026-11-30",
+    });
+    expect(usage).toEqual(ledger);
+    expect(fake.calls[0]!.url.pathname).toBe("/base/me/usage");
+    expect(query(fake.calls[0])).toEqual({ since: "2026-11-01", until: "2026-11-30" });
+  });
+
+  it("the admin audit.list filters by actor, subject and action", async () => {
+    const fake = scripted([json(200, { events: [auditEvent("e1", "team:pay")], nextCursor: null })]);
+    const events = await client(fake.fetch)
+      .um.audit.list({ actor: "bob", subject: "team:pay", action: "team.change" })
+      .toArray();
+    expect(events.map((e) => e.subject)).toEqual(["team:pay"]);
+    expect(fake.calls[0]!.url.pathname).toBe("/base/audit");
+    expect(query(fake.calls[0])).toEqual({ actor: "bob", subject: "team:pay", action: "team.change" });
+  });
+
+  it("the admin audit.export asks for NDJSON and yields every line parsed, across chunk boundaries", async () => {
+    const text = `${[0, 1, 2].map((n) => JSON.stringify(auditEvent(`e${n}`))).join("\n")}\n`;
+    const bytes = new TextEncoder().encode(text);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 37) controller.enqueue(bytes.slice(at, at + 37));
+        controller.close();
+      },
+    });
+    const fake = scripted([
+      new Response(body, { status: 200, headers: { "content-type": "application/x-ndjson" } }),
+    ]);
+    const events = [];
+    for await (const event of client(fake.fetch).um.audit.export({
+      subject: "ada",
+      since: "2026-11-01T00:00:00Z",
+    })) {
+      events.push(event.id);
+    }
+    expect(events).toEqual(["e0", "e1", "e2"]);
+    expect(query(fake.calls[0])).toEqual({ subject: "ada", since: "2026-11-01T00:00:00Z", format: "ndjson" });
+    expect(fake.calls[0]!.headers.accept).toBe("application/x-ndjson");
+  });
+
+  it("the admin audit.export throws invalid_response on a line that is not JSON", async () => {
+    const fake = scripted([new Response(`${JSON.stringify(auditEvent("e0"))}\n{oops\n`, { status: 200 })]);
+    const events = client(fake.fetch).um.audit.export();
+    const seen: string[] = [];
+    await expect(
+      (async () => {
+        for await (const event of events) seen.push(event.id);
+      })(),
+    ).rejects.toMatchObject({ code: "invalid_response", message: expect.stringContaining("line 2") });
+    expect(seen).toEqual(["e0"]);
+  });
+
+  it("the admin usage.list sends its sort; without the admin scope the error carries its code", async () => {
+    const ledger = { since: "2026-11-01", until: "2026-11-30", sort: "tokens", subjects: [] };
+    const fake = scripted([json(200, ledger), apiError(403, "insufficient_scope")]);
+    const { um } = client(fake.fetch);
+    expect(await um.usage.list({ since: "2026-11-01", sort: "tokens" })).toEqual(ledger);
+    expect(fake.calls[0]!.url.pathname).toBe("/base/usage");
+    expect(query(fake.calls[0])).toEqual({ since: "2026-11-01", sort: "tokens" });
+    const refused = await um.audit
+      .list()
+      .toArray()
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UnifiedMemoryError);
+    expect(refused).toMatchObject({ code: "insufficient_scope", status: 403, requestId: "req-403" });
+  });
+});
+
+describe("memory correction", () => {
+  const dismissal = {
+    id: "d1",
+    statementId: "s1",
+    text: "wrong",
+    section: "Facts",
+    citations: [],
+    reason: "moved",
+    at: "2026-11-20T10:00:00.000Z",
+  };
+
+  it("dismisses, lists and withdraws under the caller's memory and a team's", async () => {
+    const fake = scripted([
+      json(201, { dismissal, version: "v2", etag: '"v2"' }),
+      json(200, { dismissals: [dismissal] }),
+      new Response(null, { status: 204 }),
+      json(201, { dismissal, version: "v2", etag: '"v2"' }),
+    ]);
+    const { um } = client(fake.fetch);
+    expect((await um.memory.dismiss("s/1", { reason: "moved" })).etag).toBe('"v2"');
+    expect(await um.memory.dismissals()).toEqual([dismissal]);
+    await um.memory.withdrawDismissal("d1");
+    await um.teams.memory("pay").dismiss("s1");
+    expect(fake.calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual([
+      "POST /base/memory/statements/s%2F1/dismiss",
+      "GET /base/memory/dismissals",
+      "DELETE /base/memory/dismissals/d1",
+      "POST /base/teams/pay/memory/statements/s1/dismiss",
+    ]);
+    expect([fake.calls[0]!.body, fake.calls[3]!.body]).toEqual(['{"reason":"moved"}', "{}"]);
+  });
+
+  it("diffs a version against another, and a missing one is not_found", async () => {
+    const diff = { from: "v1", to: "v2", added: [], removed: [], kept: [] };
+    const fake = scripted([json(200, diff), apiError(404, "not_found")]);
+    const { um } = client(fake.fetch);
+    expect(await um.memory.diff("v2", { against: "v1" })).toEqual(diff);
+    expect(fake.calls[0]!.url.pathname).toBe("/base/memory/versions/v2/diff");
+    expect(query(fake.calls[0])).toEqual({ against: "v1" });
+    await expect(um.memory.diff("nope")).rejects.toMatchObject({ code: "not_found", status: 404 });
+  });
+
+  it("get with asOf asks for the past version without waiting; none then is no_memory_at", async () => {
+    const past = {
+      memory: "- old",
+      version: "v1",
+      generatedAt: "x",
+      createdAt: "x",
+      asOf: "2026-11-01T00:00:00.000Z",
+      current: false,
+      citations: [],
+    };
+    const fake = scripted([json(200, past), apiError(404, "no_memory_at")]);
+    const { um } = client(fake.fetch);
+    const result = await um.memory.get({ asOf: new Date("2026-11-01T00:00:00Z"), wait: 30 });
+    expect(result).toMatchObject({ status: "past", current: false });
+    expect(query(fake.calls[0])).toEqual({ asOf: "2026-11-01T00:00:00.000Z" });
+    await expect(um.memory.get({ asOf: "2020-01-01T00:00:00Z" })).rejects.toMatchObject({
+      code: "no_memory_at",
+    });
+  });
+});

@@ -254,6 +254,35 @@ describe("the TypeScript client against the worker", () => {
     expect(await thrown(um.memory.version(randomUUID()))).toMatchObject({ code: "not_found", status: 404 });
   });
 
+  it("reads the caller's audit trail and usage; an admin lists, exports and totals the workspace's", async () => {
+    const since = new Date(Date.now() - 60_000);
+    const um = clientOf("ts-audit");
+    const ingested = await um.items.upsert([note("a1", "The Kestrel audit note.")]);
+    const id = ingested.items[0]!.ok ? ingested.items[0]!.id : "";
+    await um.items.get(id);
+    const read = await eventually(async () =>
+      (await um.me.audit({ action: "item.read", since }).toArray()).find((e) => e.itemIds.includes(id)),
+    );
+    expect(read).toMatchObject({ actor: "ts-audit", subject: "ts-audit", channel: "http", status: 200 });
+    const usage = await um.me.usage({ since, until: new Date() });
+    expect(usage.until).toBe(new Date().toISOString().slice(0, 10));
+    expect(Array.isArray(usage.days)).toBe(true);
+
+    const listed = await um.audit.list({ subject: "ts-audit", action: "item.read", since }).toArray();
+    expect(listed.map((e) => e.id)).toContain(read.id);
+    const exported = [];
+    for await (const event of um.audit.export({ subject: "ts-audit", since })) exported.push(event.id);
+    expect(exported).toContain(read.id);
+    const ledger = await um.usage.list({ sort: "subject" });
+    expect(ledger).toMatchObject({ sort: "subject", subjects: expect.any(Array) });
+
+    const reader = clientOf("ts-audit", ["memory:read"]);
+    expect(await thrown(reader.audit.list().toArray())).toMatchObject({
+      code: "forbidden",
+      status: 403,
+    });
+  });
+
   it("erases everything of the caller", async () => {
     const um = clientOf("ts-erase");
     await um.items.upsert([note("e1", "Soon gone")]);

@@ -17,6 +17,7 @@ import time
 import unittest
 import urllib.request
 import uuid
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, List, Optional, Sequence, TypeVar
 
 from unified_memory import AsyncClient, Client, UnifiedMemoryError
@@ -191,6 +192,27 @@ class Live(unittest.TestCase):
             return sorted(hits), (await c.memory.get(wait=60))["status"]
 
         self.assertEqual(asyncio.run(main()), (["a1", "a2"], "ready"))
+
+    def test_reads_the_audit_trail_and_usage_and_an_admin_reads_the_workspaces(self) -> None:
+        since = datetime.now(timezone.utc) - timedelta(minutes=1)
+        c = client("py-audit")
+        ingested = c.items.upsert([note("a1", "The Kestrel audit note.")])
+        id = ingested.items[0].id or ""
+        c.items.get(id)
+        read = eventually(lambda: next((e for e in c.me.audit(action="item.read", since=since) if id in e["itemIds"]), None))
+        self.assertEqual((read["actor"], read["subject"], read["channel"], read["status"]), ("py-audit", "py-audit", "http", 200))
+        usage = c.me.usage(since=since, until=datetime.now(timezone.utc))
+        self.assertEqual(usage["until"], datetime.now(timezone.utc).date().isoformat())
+        self.assertIsInstance(usage["days"], list)
+
+        self.assertIn(read["id"], [e["id"] for e in c.audit.list(subject="py-audit", action="item.read", since=since)])
+        self.assertIn(read["id"], [e["id"] for e in c.audit.export(subject="py-audit", since=since)])
+        ledger = c.usage.list(sort="subject")
+        self.assertEqual(ledger["sort"], "subject")
+        self.assertIsInstance(ledger["subjects"], list)
+        with self.assertRaises(UnifiedMemoryError) as caught:
+            client("py-audit", ["memory:read"]).audit.list().to_list()
+        self.assertEqual((caught.exception.code, caught.exception.status), ("forbidden", 403))
 
     def test_erases_everything_of_the_caller(self) -> None:
         c = client("py-erase")

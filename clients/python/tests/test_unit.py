@@ -5,9 +5,10 @@ are recorded, never slept."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import unittest
-from datetime import datetime
+from datetime import date, datetime, timezone
 from typing import Any, List
 
 from unified_memory import MAX_BATCH_BYTES, AsyncClient, Client, UnifiedMemoryError
@@ -189,6 +190,125 @@ class MemoryGet(ClientCase):
 
         with FakeApi(script) as api:
             self.assertEqual(asyncio.run(main(api.url)), ("ready", ["v1", "v0"]))
+
+
+def event(id: str, subject: str = "ada") -> dict:
+    return {"id": id, "at": "2026-11-20T10:00:00.000Z", "workspaceId": "w", "actor": "ada", "subject": subject, "action": "memory.read", "channel": "http", "client": None, "requestId": "r", "version": None, "itemIds": [], "queryHash": None, "status": 200}
+
+
+class AuditAndUsage(ClientCase):
+    def test_me_audit_iterates_events_across_pages_with_its_filters_in_the_query(self) -> None:
+        script = [(200, {"events": [event("e1"), event("e2")], "nextCursor": "c1"}, {}), (200, {"events": [event("e3")], "nextCursor": None}, {})]
+        with FakeApi(script) as api:
+            events = self.client(api).me.audit(action="item.read", since=datetime(2026, 11, 1), until="2026-12-01T00:00:00Z", limit=2)
+            self.assertEqual([e["id"] for e in events], ["e1", "e2", "e3"])
+            first, second = api.calls[0], api.calls[1]
+        self.assertEqual((first.method, first.path, first.headers["authorization"]), ("GET", "/base/me/audit", "Bearer t0k"))
+        self.assertEqual(first.query, {"action": ["item.read"], "since": ["2026-11-01T00:00:00+00:00"], "until": ["2026-12-01T00:00:00Z"], "limit": ["2"]})
+        self.assertEqual(second.query["cursor"], ["c1"])
+
+    def test_me_usage_sends_its_days_and_answers_the_ledger(self) -> None:
+        ledger = {"since": "2026-11-01", "until": "2026-11-30", "days": []}
+        with FakeApi([(200, ledger, {})]) as api:
+            self.assertEqual(self.client(api).me.usage(since=date(2026, 11, 1), until=datetime(2026, 11, 30, 23, tzinfo=timezone.utc)), ledger)
+            self.assertEqual((api.calls[0].path, api.calls[0].query), ("/base/me/usage", {"since": ["2026-11-01"], "until": ["2026-11-30"]}))
+
+    def test_the_admin_audit_list_filters_by_actor_subject_and_action(self) -> None:
+        with FakeApi([(200, {"events": [event("e1", "team:pay")], "nextCursor": None}, {})]) as api:
+            events = self.client(api).audit.list(actor="bob", subject="team:pay", action="team.change").to_list()
+            self.assertEqual([e["subject"] for e in events], ["team:pay"])
+            self.assertEqual((api.calls[0].path, api.calls[0].query), ("/base/audit", {"actor": ["bob"], "subject": ["team:pay"], "action": ["team.change"]}))
+
+    def test_the_admin_export_asks_for_ndjson_and_parses_every_line(self) -> None:
+        body = ("\n".join(json.dumps(event(f"e{n}")) for n in range(3)) + "\n").encode("utf-8")
+        with FakeApi([(200, body, {})]) as api:
+            events = list(self.client(api).audit.export(subject="ada", since="2026-11-01T00:00:00Z"))
+            call = api.calls[0]
+        self.assertEqual([e["id"] for e in events], ["e0", "e1", "e2"])
+        self.assertEqual((call.path, call.query), ("/base/audit", {"subject": ["ada"], "since": ["2026-11-01T00:00:00Z"], "format": ["ndjson"]}))
+        self.assertEqual(call.headers["accept"], "application/x-ndjson")
+
+    def test_the_admin_export_raises_invalid_response_on_a_line_that_is_not_json(self) -> None:
+        with FakeApi([(200, json.dumps(event("e0")).encode("utf-8") + b"\n{oops\n", {})]) as api:
+            events = self.client(api).audit.export()
+            self.assertEqual(next(events)["id"], "e0")
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                next(events)
+        self.assertEqual(caught.exception.code, "invalid_response")
+        self.assertIn("line 2", caught.exception.message)
+
+    def test_the_admin_usage_sends_its_sort_and_a_member_without_admin_gets_insufficient_scope(self) -> None:
+        ledger = {"since": "2026-11-01", "until": "2026-11-30", "sort": "tokens", "subjects": []}
+        with FakeApi([(200, ledger, {}), api_error(403, "insufficient_scope")]) as api:
+            client = self.client(api)
+            self.assertEqual(client.usage.list(since="2026-11-01", sort="tokens"), ledger)
+            self.assertEqual((api.calls[0].path, api.calls[0].query), ("/base/usage", {"since": ["2026-11-01"], "sort": ["tokens"]}))
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                client.audit.list().to_list()
+        self.assertEqual((caught.exception.code, caught.exception.status, caught.exception.request_id), ("insufficient_scope", 403, "req-403"))
+
+    def test_the_async_client_iterates_the_audit_and_the_export_and_awaits_usage(self) -> None:
+        script = [
+            (200, {"events": [event("e1")], "nextCursor": None}, {}),
+            (200, (json.dumps(event("x1")) + "\n").encode("utf-8"), {}),
+            (200, {"since": "a", "until": "b", "days": []}, {}),
+            (200, {"since": "a", "until": "b", "sort": "cost", "subjects": []}, {}),
+        ]
+
+        async def main(url: str) -> Any:
+            client = AsyncClient(url, "t")
+            mine = [e["id"] async for e in client.me.audit(since="2026-11-01")]
+            exported = [e["id"] async for e in client.audit.export()]
+            days = (await client.me.usage(since="2026-11-01"))["days"]
+            subjects = (await client.usage.list(sort="cost"))["subjects"]
+            return mine, exported, days, subjects
+
+        with FakeApi(script) as api:
+            self.assertEqual(asyncio.run(main(api.url)), (["e1"], ["x1"], [], []))
+            self.assertEqual([c.path for c in api.calls], ["/base/me/audit", "/base/audit", "/base/me/usage", "/base/usage"])
+
+
+class MemoryCorrection(ClientCase):
+    DISMISSAL = {"id": "d1", "statementId": "s1", "text": "wrong", "section": "Facts", "citations": [], "reason": "moved", "at": "2026-11-20T10:00:00.000Z"}
+
+    def test_dismisses_lists_and_withdraws_under_the_memory_and_a_team(self) -> None:
+        script = [
+            (201, {"dismissal": self.DISMISSAL, "version": "v2", "etag": '"v2"'}, {}),
+            (200, {"dismissals": [self.DISMISSAL]}, {}),
+            (204, b"", {}),
+            (201, {"dismissal": self.DISMISSAL, "version": "v2", "etag": '"v2"'}, {}),
+        ]
+        with FakeApi(script) as api:
+            client = self.client(api)
+            self.assertEqual(client.memory.dismiss("s/1", reason="moved")["etag"], '"v2"')
+            self.assertEqual(client.memory.dismissals(), [self.DISMISSAL])
+            self.assertIsNone(client.memory.withdraw_dismissal("d1"))
+            client.teams.memory("pay").dismiss("s1")
+            calls = [(c.method, c.path) for c in api.calls]
+            bodies = [api.calls[0].json(), api.calls[3].json()]
+        self.assertEqual(calls, [("POST", "/base/memory/statements/s%2F1/dismiss"), ("GET", "/base/memory/dismissals"), ("DELETE", "/base/memory/dismissals/d1"), ("POST", "/base/teams/pay/memory/statements/s1/dismiss")])
+        self.assertEqual(bodies, [{"reason": "moved"}, {}])
+
+    def test_diffs_a_version_against_another_and_maps_not_found(self) -> None:
+        diff = {"from": "v1", "to": "v2", "added": [], "removed": [], "kept": []}
+        with FakeApi([(200, diff, {}), api_error(404, "not_found")]) as api:
+            client = self.client(api)
+            self.assertEqual(client.memory.diff("v2", against="v1"), diff)
+            self.assertEqual((api.calls[0].path, api.calls[0].query), ("/base/memory/versions/v2/diff", {"against": ["v1"]}))
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                client.memory.diff("nope")
+        self.assertEqual((caught.exception.code, caught.exception.status), ("not_found", 404))
+
+    def test_get_as_of_asks_for_the_past_version_without_waiting(self) -> None:
+        past = {"memory": "- old", "version": "v1", "generatedAt": "x", "createdAt": "x", "asOf": "2026-11-01T00:00:00.000Z", "current": False, "citations": []}
+        with FakeApi([(200, past, {}), api_error(404, "no_memory_at")]) as api:
+            client = self.client(api)
+            result = client.memory.get(as_of=datetime(2026, 11, 1), wait=30)
+            self.assertEqual(api.calls[0].query, {"asOf": ["2026-11-01T00:00:00+00:00"]})
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                client.memory.get(as_of="2020-01-01T00:00:00Z")
+        self.assertEqual((result["status"], result.get("current")), ("past", False))
+        self.assertEqual(caught.exception.code, "no_memory_at")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,16 @@ import asyncio
 from typing import Any, AsyncIterator, Generic, Iterator, List, Optional, TypeVar
 
 from ._pages import Pages
+from ._time import Instant
+from .audit import Audit, Usage
 from .client import Client
 from .items import Items, UpsertResult
 from .memory import Memory
 from .types import (
+    AuditEvent,
+    AuditPage,
+    Dismissal,
+    Dismissed,
     IngestAddress,
     Item,
     Member,
@@ -28,9 +34,12 @@ from .types import (
     SearchPage,
     Team,
     TeamsList,
+    Usage as MyUsage,
     Version,
+    VersionDiff,
     VersionSummary,
     VersionsPage,
+    WorkspaceUsage,
 )
 from .workspace import Me, Members, Teams
 
@@ -45,27 +54,23 @@ class AsyncPages(Generic[T, P]):
     def __init__(self, pages: Pages[T, P]) -> None:
         self._pages = pages
 
-    async def pages(self) -> AsyncIterator[P]:
-        iterator = self._pages.pages()
-        while True:
-            page = await asyncio.to_thread(next, iterator, _DONE)
-            if page is _DONE:
-                return
-            yield page  # type: ignore[misc]
+    def pages(self) -> AsyncIterator[P]:
+        return _in_threads(self._pages.pages())
 
     def __aiter__(self) -> AsyncIterator[T]:
-        return self._entries()
-
-    async def _entries(self) -> AsyncIterator[T]:
-        iterator: Iterator[T] = iter(self._pages)
-        while True:
-            entry = await asyncio.to_thread(next, iterator, _DONE)
-            if entry is _DONE:
-                return
-            yield entry  # type: ignore[misc]
+        return _in_threads(iter(self._pages))
 
     async def to_list(self, limit: Optional[int] = None) -> List[T]:
         return await asyncio.to_thread(self._pages.to_list, limit)
+
+
+async def _in_threads(iterator: Iterator[T]) -> AsyncIterator[T]:
+    """A blocking iterator as an asynchronous one: each step in a worker thread."""
+    while True:
+        entry = await asyncio.to_thread(next, iterator, _DONE)
+        if entry is _DONE:
+            return
+        yield entry  # type: ignore[misc]
 
 
 class AsyncMemory:
@@ -73,9 +78,13 @@ class AsyncMemory:
         self._memory = memory
 
     async def get(
-        self, wait: float = 0, format: Optional[str] = None, if_none_match: Optional[str] = None
+        self,
+        wait: float = 0,
+        format: Optional[str] = None,
+        if_none_match: Optional[str] = None,
+        as_of: Optional[Instant] = None,
     ) -> MemoryResult:
-        return await asyncio.to_thread(self._memory.get, wait, format, if_none_match)
+        return await asyncio.to_thread(self._memory.get, wait, format, if_none_match, as_of)
 
     async def refresh(self) -> RefreshAnswer:
         return await asyncio.to_thread(self._memory.refresh)
@@ -88,6 +97,18 @@ class AsyncMemory:
 
     async def version(self, id: str) -> Version:
         return await asyncio.to_thread(self._memory.version, id)
+
+    async def diff(self, id: str, against: Optional[str] = None) -> VersionDiff:
+        return await asyncio.to_thread(self._memory.diff, id, against)
+
+    async def dismiss(self, statement_id: str, reason: Optional[str] = None) -> Dismissed:
+        return await asyncio.to_thread(self._memory.dismiss, statement_id, reason)
+
+    async def dismissals(self) -> List[Dismissal]:
+        return await asyncio.to_thread(self._memory.dismissals)
+
+    async def withdraw_dismissal(self, id: str) -> None:
+        await asyncio.to_thread(self._memory.withdraw_dismissal, id)
 
 
 class AsyncItems:
@@ -155,6 +176,36 @@ class AsyncMe:
     async def revoke_ingest_address(self) -> None:
         await asyncio.to_thread(self._me.revoke_ingest_address)
 
+    def audit(self, **filters: Any) -> AsyncPages[AuditEvent, AuditPage]:
+        """As ``Client.me.audit``: ``async for event in client.me.audit(since=...)``."""
+        return AsyncPages(self._me.audit(**filters))
+
+    async def usage(self, **days: Any) -> MyUsage:
+        """As ``Client.me.usage`` (``since``, ``until``)."""
+        return await asyncio.to_thread(lambda: self._me.usage(**days))
+
+
+class AsyncAudit:
+    def __init__(self, audit: Audit) -> None:
+        self._audit = audit
+
+    def list(self, **filters: Any) -> AsyncPages[AuditEvent, AuditPage]:
+        """As ``Client.audit.list``."""
+        return AsyncPages(self._audit.list(**filters))
+
+    def export(self, **filters: Any) -> AsyncIterator[AuditEvent]:
+        """As ``Client.audit.export``: ``async for event in client.audit.export(subject="ada")``."""
+        return _in_threads(self._audit.export(**filters))
+
+
+class AsyncUsage:
+    def __init__(self, usage: Usage) -> None:
+        self._usage = usage
+
+    async def list(self, **options: Any) -> WorkspaceUsage:
+        """As ``Client.usage.list`` (``since``, ``until``, ``sort``)."""
+        return await asyncio.to_thread(lambda: self._usage.list(**options))
+
 
 class AsyncClient:
     """``AsyncClient(base_url, token, ...)``: the options of ``Client``."""
@@ -166,6 +217,8 @@ class AsyncClient:
         self.teams = AsyncTeams(self._client.teams)
         self.members = AsyncMembers(self._client.members)
         self.me = AsyncMe(self._client.me)
+        self.audit = AsyncAudit(self._client.audit)
+        self.usage = AsyncUsage(self._client.usage)
 
 
 __all__ = ["AsyncClient", "AsyncPages"]

@@ -6,6 +6,7 @@ import time
 from typing import Callable, Optional
 
 from ._transport import Transport
+from .audit import Audit, Usage
 from .items import Items
 from .memory import Memory
 from .workspace import Me, Members, Teams
@@ -47,3 +48,7 @@ class Client:
         self.teams = Teams(transport)
         self.members = Members(transport)
         self.me = Me(transport)
+        #: The workspace's audit trail (admin scope); the caller's own is ``client.me.audit()``.
+        self.audit = Audit(transport)
+        #: The workspace's usage ledger (admin scope); the caller's own is ``client.me.usage()``.
+        self.usage = Usage(transport)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast
 from urllib.parse import quote
 
 from ._batches import MAX_BATCH_BYTES, MAX_BATCH_ITEMS, EncodedItem, batch_body, encode_items, plan_batches
 from ._pages import Pages
+from ._time import Instant, iso_instant
 from ._transport import Transport
 from .errors import UnifiedMemoryError
 from .types import Item, SearchHit, SearchPage
@@ -57,8 +57,6 @@ class UpsertResult:
     #: POST /items requests that got an answer (retries of one request not counted).
     requests: int
 
-
-Instant = Union[str, datetime]
 
 
 class Items:
@@ -179,8 +177,8 @@ class Items:
             "q": q,
             "mode": mode,
             "kind": [kind] if isinstance(kind, str) else kind,
-            "since": _instant(since),
-            "until": _instant(until),
+            "since": iso_instant(since),
+            "until": iso_instant(until),
             "people": [people] if isinstance(people, str) else people,
             "limit": limit,
         }
@@ -196,13 +194,6 @@ class Items:
     def delete(self, id: str) -> None:
         """The owner deletes the item; a direct sharee leaves it. Memories citing it are redacted at once."""
         self._transport.send("DELETE", f"/items/{quote(id, safe='')}")
-
-
-def _instant(value: Optional[Instant]) -> Optional[str]:
-    """A datetime as ISO 8601 with its zone (a naive one is read as UTC); a string as given."""
-    if not isinstance(value, datetime):
-        return value
-    return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
 
 
 def _failed(

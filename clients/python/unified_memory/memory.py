@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Dict, Optional, cast
+from typing import Any, Dict, List, Optional, cast
 
 from ._pages import Pages
+from ._time import Instant, iso_instant
 from ._transport import Transport
-from .types import MemoryResult, RefreshAnswer, Run, RunsPage, Version, VersionSummary, VersionsPage
+from .types import (
+    Dismissal,
+    Dismissed,
+    MemoryResult,
+    RefreshAnswer,
+    Run,
+    RunsPage,
+    Version,
+    VersionDiff,
+    VersionSummary,
+    VersionsPage,
+)
 
 #: The most the API holds one GET /memory (its ``wait`` parameter); longer waits are several requests.
 API_MAX_WAIT_SECONDS = 30
@@ -20,14 +32,24 @@ class Memory:
         self._base = base
 
     def get(
-        self, wait: float = 0, format: Optional[str] = None, if_none_match: Optional[str] = None
+        self,
+        wait: float = 0,
+        format: Optional[str] = None,
+        if_none_match: Optional[str] = None,
+        as_of: Optional[Instant] = None,
     ) -> MemoryResult:
         """The memory; with ``wait`` (seconds), through its 202s until it is ready or the time is up.
 
         Answers a dict with ``status``: ``ready`` (with ``etag``), ``empty``, ``generating`` (with
         ``retryAfter``) or ``not_modified`` (when ``if_none_match`` is still the current version).
-        ``format="json"`` gives ``statements`` instead of markdown ``memory``.
+        ``format="json"`` gives ``statements`` instead of markdown ``memory``. ``as_of`` (ISO 8601 or a
+        datetime, naive meaning UTC) answers the version current then, ``status`` ``past``, without waiting;
+        ``no_memory_at`` (404) when there was none.
         """
+        if as_of is not None:
+            query = {"asOf": iso_instant(as_of), "format": format}
+            past: Dict[str, Any] = self._transport.json("GET", self._base, query=query)
+            return cast(MemoryResult, {"status": "past", **past})
         wait = max(0.0, float(wait))
         deadline = time.monotonic() + wait
         max_requests = math.ceil(wait) + 1
@@ -84,6 +106,28 @@ class Memory:
     def version(self, id: str) -> Version:
         """One version with its statements, verdict and citations."""
         return cast(Version, self._transport.json("GET", f"{self._base}/versions/{_segment(id)}"))
+
+    def diff(self, id: str, against: Optional[str] = None) -> VersionDiff:
+        """Statement by statement: added, kept and removed (with the reason), against ``against`` or the
+        version before."""
+        path = f"{self._base}/versions/{_segment(id)}/diff"
+        return cast(VersionDiff, self._transport.json("GET", path, query={"against": against}))
+
+    def dismiss(self, statement_id: str, reason: Optional[str] = None) -> Dismissed:
+        """Takes a statement (``statements[].id`` of format json) out of the current version at once and
+        records the dismissal: later runs are told, and a restatement of it is dropped."""
+        path = f"{self._base}/statements/{_segment(statement_id)}/dismiss"
+        body = {} if reason is None else {"reason": reason}
+        return cast(Dismissed, self._transport.json("POST", path, body=body))
+
+    def dismissals(self) -> List[Dismissal]:
+        """The dismissed statements, newest first."""
+        page: Dict[str, Any] = self._transport.json("GET", f"{self._base}/dismissals")
+        return cast(List[Dismissal], page["dismissals"])
+
+    def withdraw_dismissal(self, id: str) -> None:
+        """Withdraws a dismissal (by its id): the statement may return with the next run."""
+        self._transport.send("DELETE", f"{self._base}/dismissals/{_segment(id)}")
 
 
 def _segment(value: str) -> str:

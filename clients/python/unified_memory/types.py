@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import Literal, TypedDict, Union
 
 from ._generated import (
+    DiffVersionResponse,
+    DismissStatementResponse,
+    DismissStatementResponseDismissal,
     GetItemResponse,
     GetMemoryResponse202,
     GetMemoryResponseVariant1,
     GetMemoryResponseVariant1StatementCitation,
     GetMemoryResponseVariant1Statement,
     GetMemoryResponseVariant2,
+    GetMemoryResponseVariant3,
     GetVersionResponse,
     IngestItemsRequestItem,
     IngestItemsResponseItem,
@@ -23,10 +27,16 @@ from ._generated import (
     ListTeamsResponseTeam,
     ListVersionsResponse,
     ListVersionsResponseVersion,
+    MyAuditResponse,
+    MyAuditResponseEvent,
+    MyUsageResponse,
+    MyUsageResponseDay,
     PutTeamRequest,
     RefreshMemoryResponse,
     SearchItemsResponse,
     SearchItemsResponseItem,
+    WorkspaceUsageResponse,
+    WorkspaceUsageResponseSubject,
 )
 
 #: An item as POST /items takes it.
@@ -50,6 +60,19 @@ TeamsList = ListTeamsResponse
 Team = ListTeamsResponseTeam
 TeamInput = PutTeamRequest
 IngestAddress = IssueIngestAddressResponse
+VersionDiff = DiffVersionResponse
+Dismissed = DismissStatementResponse
+#: A statement the subject dismissed: later runs are told, and a restatement of it is dropped.
+Dismissal = DismissStatementResponseDismissal
+AuditPage = MyAuditResponse
+#: One audit event: who did what to whose memory or items, when, on which channel.
+AuditEvent = MyAuditResponseEvent
+#: GET /me/usage: the caller's days with anything on them, oldest first.
+Usage = MyUsageResponse
+UsageDay = MyUsageResponseDay
+#: GET /usage: each subject of the workspace with its totals and days.
+WorkspaceUsage = WorkspaceUsageResponse
+SubjectUsage = WorkspaceUsageResponseSubject
 
 
 class ReadyMemory(GetMemoryResponseVariant1):
@@ -65,6 +88,12 @@ class EmptyMemory(GetMemoryResponseVariant2):
     status: Literal["empty"]
 
 
+class PastMemory(GetMemoryResponseVariant3):
+    """The version that was current at ``as_of`` (``current`` says whether it still is)."""
+
+    status: Literal["past"]
+
+
 #: Still being generated after the wait: ask again after ``retryAfter`` seconds.
 Generating = GetMemoryResponse202
 
@@ -74,4 +103,4 @@ class NotModified(TypedDict):
     etag: str
 
 
-MemoryResult = Union[ReadyMemory, EmptyMemory, Generating, NotModified]
+MemoryResult = Union[ReadyMemory, EmptyMemory, PastMemory, Generating, NotModified]

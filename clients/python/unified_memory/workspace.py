@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Sequence, cast
+from typing import Optional, Sequence, cast
 from urllib.parse import quote
 
+from ._pages import Pages
 from ._transport import Transport
+from ._time import Day, Instant
+from .audit import audit_pages, usage_query
 from .memory import Memory
-from .types import IngestAddress, Member, MembersList, Team, TeamsList
+from .types import AuditEvent, AuditPage, IngestAddress, Member, MembersList, Team, TeamsList, Usage
 
 
 def _segment(value: str) -> str:
@@ -67,3 +70,21 @@ class Me:
 
     def revoke_ingest_address(self) -> None:
         self._transport.send("DELETE", "/me/ingest-address")
+
+    def audit(
+        self,
+        *,
+        actor: Optional[str] = None,
+        action: Optional[str] = None,
+        since: Optional[Instant] = None,
+        until: Optional[Instant] = None,
+        limit: Optional[int] = None,
+    ) -> Pages[AuditEvent, AuditPage]:
+        """Who read the caller's memory and items, and when: events newest first, across pages."""
+        return audit_pages(
+            self._transport, "/me/audit", actor=actor, action=action, since=since, until=until, limit=limit
+        )
+
+    def usage(self, *, since: Optional[Day] = None, until: Optional[Day] = None) -> Usage:
+        """What the caller's memory cost per day (runs, LLM calls, tokens per model, reads, estimated USD)."""
+        return cast(Usage, self._transport.json("GET", "/me/usage", query=usage_query(since, until)))

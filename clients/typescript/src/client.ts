@@ -1,4 +1,5 @@
 /** The client: `new UnifiedMemory({ baseUrl, token })`, one property per part of the API. */
+import { AuditApi, UsageApi } from "./audit.js";
 import { ItemsApi } from "./items.js";
 import { MemoryApi } from "./memory.js";
 import { type ClientOptions, Transport } from "./transport.js";
@@ -12,6 +13,10 @@ export class UnifiedMemory {
   readonly teams: TeamsApi;
   readonly members: MembersApi;
   readonly me: MeApi;
+  /** The workspace's audit trail (admin scope); the caller's own is `me.audit()`. */
+  readonly audit: AuditApi;
+  /** The workspace's usage ledger (admin scope); the caller's own is `me.usage()`. */
+  readonly usage: UsageApi;
 
   constructor(options: ClientOptions) {
     const transport = new Transport(options);
@@ -20,5 +25,7 @@ export class UnifiedMemory {
     this.teams = new TeamsApi(transport);
     this.members = new MembersApi(transport);
     this.me = new MeApi(transport);
+    this.audit = new AuditApi(transport);
+    this.usage = new UsageApi(transport);
   }
 }

@@ -1,4 +1,13 @@
 /** unified-memory-client: the HTTP API of unified-memory, typed from its OpenAPI document. */
+export type {
+  AuditApi,
+  AuditFilter,
+  AuditOptions,
+  MyAuditOptions,
+  UsageApi,
+  UsageOptions,
+  WorkspaceUsageOptions,
+} from "./audit.js";
 export { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "./batches.js";
 export { UnifiedMemory } from "./client.js";
 export { type ErrorCode, UnifiedMemoryError } from "./errors.js";

@@ -2,13 +2,18 @@
 import { Paginator } from "./pages.js";
 import { readJson, type Transport } from "./transport.js";
 import type {
+  Dismissal,
+  DismissalsList,
+  Dismissed,
   EmptyMemory,
   Generating,
   MemoryDocument,
+  PastMemory,
   RefreshAnswer,
   Run,
   RunsPage,
   Version,
+  VersionDiff,
   VersionSummary,
   VersionsPage,
 } from "./types.js";
@@ -26,12 +31,15 @@ export interface GetMemoryOptions {
   format?: "markdown" | "json";
   /** The `etag` of an earlier read: `{ status: "not_modified" }` while the memory is still that version. */
   ifNoneMatch?: string;
+  /** The version that was current at this instant (ISO 8601 or a Date): `{ status: "past" }`, no wait. */
+  asOf?: string | Date;
   signal?: AbortSignal;
 }
 
 export type MemoryResult =
   | ({ status: "ready"; etag: string } & MemoryDocument)
   | ({ status: "empty" } & EmptyMemory)
+  | ({ status: "past" } & PastMemory)
   | Generating
   | { status: "not_modified"; etag: string };
 
@@ -49,6 +57,7 @@ export class MemoryApi {
 
   /** The memory; with `wait`, through its 202s until it is ready or the time is up. */
   async get(options: GetMemoryOptions = {}): Promise<MemoryResult> {
+    if (options.asOf !== undefined) return this.past(options.asOf, options);
     const wait = Math.max(0, options.wait ?? 0);
     const deadline = Date.now() + wait * 1000;
     const maxRequests = Math.ceil(wait) + 1;
@@ -85,6 +94,17 @@ export class MemoryApi {
     }
   }
 
+  /** The version current at `asOf` (no_memory_at 404 when there was none). */
+  private async past(asOf: string | Date, options: GetMemoryOptions): Promise<MemoryResult> {
+    const body = await this.transport.json<PastMemory>({
+      method: "GET",
+      path: this.base,
+      query: { asOf: asOf instanceof Date ? asOf.toISOString() : asOf, format: options.format },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { status: "past", ...body };
+  }
+
   /** Asks for a run now. Inside the minimum interval or a backoff: UnifiedMemoryError rate_limited (429, retryAfter). */
   refresh(options: { signal?: AbortSignal } = {}): Promise<RefreshAnswer> {
     return this.transport.json({
@@ -116,6 +136,50 @@ export class MemoryApi {
     return this.transport.json({
       method: "GET",
       path: `${this.base}/versions/${encodeURIComponent(id)}`,
+      ...options,
+    });
+  }
+
+  /** Statement by statement: added, kept and removed (with the reason), against `against` or the version before. */
+  diff(id: string, options: { against?: string; signal?: AbortSignal } = {}): Promise<VersionDiff> {
+    const { against, signal } = options;
+    return this.transport.json({
+      method: "GET",
+      path: `${this.base}/versions/${encodeURIComponent(id)}/diff`,
+      query: { against },
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  /**
+   * Takes a statement (`statements[].id` of format json) out of the current version at once and records
+   * the dismissal: later runs are told, and a restatement of it is dropped.
+   */
+  dismiss(statementId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<Dismissed> {
+    const { reason, signal } = options;
+    return this.transport.json({
+      method: "POST",
+      path: `${this.base}/statements/${encodeURIComponent(statementId)}/dismiss`,
+      body: reason === undefined ? {} : { reason },
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  /** The dismissed statements, newest first. */
+  async dismissals(options: { signal?: AbortSignal } = {}): Promise<Dismissal[]> {
+    const page = await this.transport.json<DismissalsList>({
+      method: "GET",
+      path: `${this.base}/dismissals`,
+      ...options,
+    });
+    return page.dismissals;
+  }
+
+  /** Withdraws a dismissal (by its id): the statement may return with the next run. */
+  async withdrawDismissal(id: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.transport.send({
+      method: "DELETE",
+      path: `${this.base}/dismissals/${encodeURIComponent(id)}`,
       ...options,
     });
   }

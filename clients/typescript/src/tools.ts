@@ -122,7 +122,8 @@ export function memoryTools(client: UnifiedMemory, options: MemoryToolsOptions =
           case "generating":
             return { status: "generating", retryAfter: result.retryAfter };
           case "not_modified":
-            throw new Error("unreachable: get_memory sends no If-None-Match");
+          case "past":
+            throw new Error("unreachable: get_memory sends no If-None-Match and no asOf");
         }
       },
     }),

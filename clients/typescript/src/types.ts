@@ -58,8 +58,19 @@ export type IngestAddress = JsonOf<"issueIngestAddress", 201>;
 
 export type ErrorBody = components["schemas"]["Error"];
 
-export type AuditPage = JsonOf<"workspaceAudit", 200>;
+export type AuditPage = JsonOf<"myAudit", 200>;
+/** One audit event: who did what to whose memory or items, when, on which channel. */
 export type AuditEvent = AuditPage["events"][number];
-export type MyUsage = JsonOf<"myUsage", 200>;
-export type UsageDay = MyUsage["days"][number];
+export type AuditAction = AuditEvent["action"];
+/** GET /me/usage: the caller's days with anything on them, oldest first. */
+export type Usage = JsonOf<"myUsage", 200>;
+export type UsageDay = Usage["days"][number];
+/** GET /usage: each subject of the workspace with its totals and days. */
 export type WorkspaceUsage = JsonOf<"workspaceUsage", 200>;
+export type SubjectUsage = WorkspaceUsage["subjects"][number];
+
+export type VersionDiff = JsonOf<"diffVersion", 200>;
+export type Dismissed = JsonOf<"dismissStatement", 201>;
+export type DismissalsList = JsonOf<"listDismissals", 200>;
+/** A statement the subject dismissed: later runs are told, and a restatement of it is dropped. */
+export type Dismissal = DismissalsList["dismissals"][number];

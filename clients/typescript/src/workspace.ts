@@ -1,7 +1,19 @@
 /** The caller's workspace: members and teams (changes need the admin scope), a team's memory, and the caller. */
+import { auditPages, type MyAuditOptions, type UsageOptions, usage } from "./audit.js";
 import { MemoryApi } from "./memory.js";
+import type { Paginator } from "./pages.js";
 import type { Transport } from "./transport.js";
-import type { IngestAddress, Member, MembersList, Team, TeamInput, TeamsList } from "./types.js";
+import type {
+  AuditEvent,
+  AuditPage,
+  IngestAddress,
+  Member,
+  MembersList,
+  Team,
+  TeamInput,
+  TeamsList,
+  Usage,
+} from "./types.js";
 
 const segment = encodeURIComponent;
 
@@ -64,5 +76,15 @@ export class MeApi {
 
   async revokeIngestAddress(): Promise<void> {
     await this.transport.send({ method: "DELETE", path: "/me/ingest-address" });
+  }
+
+  /** Who read the caller's memory and items, and when: events newest first, across pages. */
+  audit(options: MyAuditOptions = {}): Paginator<AuditEvent, AuditPage> {
+    return auditPages(this.transport, "/me/audit", options);
+  }
+
+  /** What the caller's memory cost per day (runs, LLM calls, tokens per model, reads, estimated USD). */
+  usage(options: UsageOptions = {}): Promise<Usage> {
+    return usage<Usage>(this.transport, "/me/usage", options);
   }
 }

@@ -2,7 +2,7 @@
  * The runs page: the ledger of the memory's runs, newest first, a page at a time: what started each, how
  * it ended, its effort (turns, tool calls, tokens per model), the judge's verdict and what was dropped.
  */
-/** @import { RunsPage, Run, MyUsage } from "../../../../clients/typescript/src/types.js" */
+/** @import { RunsPage, Run, Usage } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { getJson } from "../api.js";
 import { el, replace, time } from "../dom.js";
@@ -83,7 +83,7 @@ export async function renderRuns({ main, subject }) {
 
 /** The last 30 days of the user's runs: the total and the estimated cost per day. */
 async function myUsage() {
-  const usage = /** @type {MyUsage} */ (await getJson("/me/usage"));
+  const usage = /** @type {Usage} */ (await getJson("/me/usage"));
   const cost = usage.days.reduce((sum, day) => sum + day.estimatedCostUsd, 0);
   const runs = usage.days.reduce((sum, day) => sum + day.runs, 0);
   return el(
