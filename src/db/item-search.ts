@@ -170,21 +170,7 @@ async function rankedSearch(
     order by f.score desc, i.occurred_at desc, i.id desc
     limit ${limit + 1}::int`);
   const rows = result.rows as Record<string, unknown>[];
-  const page = rows.slice(0, limit).map(
-    (row): SearchHit => ({
-      ...toSummary({
-        id: String(row.id),
-        kind: row.kind as ItemKind,
-        source: String(row.source),
-        externalId: String(row.external_id),
-        title: row.title === null ? null : String(row.title),
-        author: row.author === null ? null : String(row.author),
-        occurredAt: toDate(row.occurred_at as Date | string),
-      }),
-      rank: Number(row.score),
-      snippet: boundSnippet(String(row.snippet ?? "")),
-    }),
-  );
+  const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
   const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
   const nextCursor =
@@ -280,21 +266,7 @@ async function keywordSearch(
     order by c.score desc, i.occurred_at desc, i.id desc
     limit ${limit + 1}::int`);
   const rows = result.rows as Record<string, unknown>[];
-  const page = rows.slice(0, limit).map(
-    (row): SearchHit => ({
-      ...toSummary({
-        id: String(row.id),
-        kind: row.kind as ItemKind,
-        source: String(row.source),
-        externalId: String(row.external_id),
-        title: row.title === null ? null : String(row.title),
-        author: row.author === null ? null : String(row.author),
-        occurredAt: toDate(row.occurred_at as Date | string),
-      }),
-      rank: Number(row.score),
-      snippet: boundSnippet(String(row.snippet ?? "")),
-    }),
-  );
+  const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
   const floor = cursor?.floor ?? (rows[0] ? toDate(rows[0].floor as Date | string) : undefined);
   const nextCursor =
@@ -374,4 +346,21 @@ function involves(person: string): SQL {
 function boundSnippet(text: string): string {
   const clean = text.replace(/\s+/g, " ").trim();
   return clean.length > SNIPPET_CHARS ? `${clean.slice(0, SNIPPET_CHARS - 1)}…` : clean;
+}
+
+/** A row of a ranked or fused search (its item's columns, score and snippet) as a hit. */
+function rankedHit(row: Record<string, unknown>): SearchHit {
+  return {
+    ...toSummary({
+      id: String(row.id),
+      kind: row.kind as ItemKind,
+      source: String(row.source),
+      externalId: String(row.external_id),
+      title: row.title === null ? null : String(row.title),
+      author: row.author === null ? null : String(row.author),
+      occurredAt: toDate(row.occurred_at as Date | string),
+    }),
+    rank: Number(row.score),
+    snippet: boundSnippet(String(row.snippet ?? "")),
+  };
 }
