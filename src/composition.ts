@@ -7,7 +7,7 @@
 import { generatorSource } from "./agent/generator-source";
 import { combineFinders, linkedEvidenceFinder, type RelatedEvidenceFinder } from "./agent/related-evidence";
 import { semanticEvidenceFinder } from "./agent/semantic-evidence";
-import { AuditTrail } from "./app/audit";
+import { AuditTrail } from "./app/audit-trail";
 import { createErrorModel, type ErrorModel } from "./app/errors";
 import type { Services } from "./app/services";
 import { type Config, configFor } from "./config/config";

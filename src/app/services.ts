@@ -21,7 +21,7 @@ import type { MemoryReader } from "../memory/memory-reader";
 import type { SweepQueue } from "../memory/sweep-fanout";
 import type { SweepCursorStore } from "../memory/sweep-plan";
 import type { SweepSource } from "../memory/sweep-source";
-import type { AuditTrail } from "./audit";
+import type { AuditTrail } from "./audit-trail";
 import type { ErrorModel } from "./errors";
 
 export interface Services {
