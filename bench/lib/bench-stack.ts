@@ -1,6 +1,7 @@
 /**
  * A throwaway stack for one benchmark: a fresh database (on BENCH_DATABASE_URL's server, or an in-memory
  * PGlite), the Neon stand-in and `wrangler dev` on BENCH_PORT (8799). Wrangler's output goes to a log file.
+ * BENCH_KEEP_DATABASE=1 leaves the database behind (its name is printed), to read its plans afterwards.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,7 +42,9 @@ export async function startBenchStack(
       await stack.close();
       // Durable Object state: about 60 KB an object, so a sweep benchmark leaves gigabytes otherwise.
       rmSync(persistTo, { recursive: true, force: true });
-      if (adminUrl && databaseUrl) await dropDatabase(adminUrl, databaseUrl);
+      if (!adminUrl || !databaseUrl) return;
+      if (process.env.BENCH_KEEP_DATABASE === "1") console.error(`[bench] kept the database ${databaseUrl}`);
+      else await dropDatabase(adminUrl, databaseUrl);
     },
   };
 }

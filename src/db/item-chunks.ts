@@ -338,6 +338,11 @@ function nearestExact(
   const [owned, shared] = visibleBranches(subjectKey);
   // No cast in the ORDER BY, so no HNSW index can serve it: every distance of the viewer's chunks.
   const distance = sql`(c.embedding <=> ${vectorLiteral(query)}::vector)`;
+  // LATERAL, fenced by OFFSET 0 so the planner cannot flatten it, pins the join order whatever the
+  // statistics say: the visible items first, then each one's chunks by the primary key's prefix. A plain
+  // join let the planner, misled by a chunks table not yet
+  // analysed (one row estimated), put the chunks outside and rescan every visible item per chunk: 4.3 s
+  // for 1,500 items.
   return sql`
     select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
     from (
@@ -347,8 +352,11 @@ function nearestExact(
       select ${items.id}, ${items.contentHash} from (select * from ${items} where ${shared} offset 0) ${items}
       where ${and(sql`true`, ...filters)}
     ) v
-    join item_chunks c on c.item_id = v.id and ${sql.raw(modelPredicate(key, "c"))}
-      and c.content_hash = v.content_hash
+    cross join lateral (
+      select c.item_id, c.chunk_index, c.snippet, c.embedding from item_chunks c
+      where c.item_id = v.id and ${sql.raw(modelPredicate(key, "c"))} and c.content_hash = v.content_hash
+      offset 0
+    ) c
     order by ${distance}
     limit ${candidates}::int`;
 }
