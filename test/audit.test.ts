@@ -252,9 +252,46 @@ describe("every audited action", () => {
     expect(mine.map((e) => e.action)).toEqual(["item.read"]);
   });
 
-  it("member removals and team changes, by the admin who made them", async () => {
+  it("the history listed, dismissals listed and withdrawn, over HTTP and MCP", async () => {
+    const { userId, version } = await userWithMemory("history");
+    const current = await json<{ statements: { id: string }[] }>(
+      await call(userId, "GET", "/memory?format=json"),
+    );
+    const dismissed = await call(userId, "POST", `/memory/statements/${current.statements[0]!.id}/dismiss`);
+    expect(dismissed.status).toBe(201);
+    const { dismissal } = await json<{ dismissal: { id: string } }>(dismissed);
+    expect((await call(userId, "GET", "/memory/runs")).status).toBe(200);
+    expect((await call(userId, "GET", "/memory/versions")).status).toBe(200);
+    expect((await call(userId, "GET", "/memory/dismissals")).status).toBe(200);
+    expect((await call(userId, "DELETE", `/memory/dismissals/${dismissal.id}`)).status).toBe(204);
+    expect((await call(userId, "DELETE", `/memory/dismissals/${dismissal.id}`)).status).toBe(404);
+    const client = await connectClient("modern", { token: await tokenFor(userId) });
+    clients.push(client);
+    expect((await client.callTool("list_dismissals", {})).isError).toBeFalsy();
+    expect((await client.callTool("withdraw_dismissal", { id: crypto.randomUUID() })).isError).toBe(true);
+
+    const events = await auditUntil(`actor=${userId}`, 9);
+    expect(events.map((e) => `${e.channel} ${e.action} ${e.status}`).sort()).toEqual(
+      [
+        "http memory.read 200",
+        "http statement.dismiss 201",
+        "http memory.runs.list 200",
+        "http memory.versions.list 200",
+        "http memory.dismissals.list 200",
+        "http dismissal.withdraw 204",
+        "http dismissal.withdraw 404",
+        "mcp memory.dismissals.list 200",
+        "mcp dismissal.withdraw 404",
+      ].sort(),
+    );
+    expect(events.every((e) => e.subject === userId)).toBe(true);
+    expect(events.find((e) => e.action === "statement.dismiss")!.version).toBe(version);
+  });
+
+  it("member additions and removals and team changes, by the admin who made them", async () => {
     const boss = newUserId("boss");
     const member = newUserId("member");
+    const newcomer = newUserId("newcomer");
     await registerMembers(member);
     const team = `t-${crypto.randomUUID().slice(0, 8)}`;
     const as = (method: string, path: string, body?: unknown) =>
@@ -263,14 +300,43 @@ describe("every audited action", () => {
     expect((await as("DELETE", `/teams/${team}`)).status).toBe(204);
     expect((await as("DELETE", `/members/${member}`)).status).toBe(204);
     expect((await as("DELETE", `/members/${boss}`)).status).toBe(400);
-    const events = await auditUntil(`actor=${boss}`, 4);
+    expect((await as("PUT", `/members/${member}`)).status).toBe(201);
+    expect((await as("PUT", `/members/${newcomer}`)).status).toBe(201);
+    expect((await as("PUT", `/members/${newcomer}`)).status).toBe(200);
+    const events = await auditUntil(`actor=${boss}`, 7);
     expect(events.map((e) => `${e.action} ${e.subject} ${e.status}`).sort()).toEqual(
       [
         `team.change team:${team} 201`,
         `team.change team:${team} 204`,
         `member.remove ${member} 204`,
         `member.remove ${boss} 400`,
+        `member.add ${member} 201`,
+        `member.add ${newcomer} 201`,
+        `member.add ${newcomer} 200`,
       ].sort(),
+    );
+  });
+
+  it("an export of the audit trail, by its subject filter, and a refused one", async () => {
+    const { userId } = await userWithMemory("export-subject");
+    const exporter = newUserId("exporter");
+    const exported = await call(exporter, "GET", `/audit?format=ndjson&subject=${userId}`, { scopes: ADMIN });
+    expect(exported.status).toBe(200);
+    await exported.arrayBuffer();
+    expect((await call(exporter, "GET", "/audit?format=ndjson", { scopes: ADMIN })).status).toBe(200);
+    // A member without the admin scope is refused, and the attempt is recorded.
+    expect((await call(userId, "GET", "/audit?format=ndjson")).status).toBe(403);
+
+    const byExporter = await auditUntil(`actor=${exporter}&action=audit.export`, 2);
+    expect(byExporter.map((e) => `${e.subject} ${e.status}`).sort()).toEqual(
+      [`${userId} 200`, `${exporter} 200`].sort(),
+    );
+    const refused = await auditUntil(`actor=${userId}&action=audit.export`, 1);
+    expect(refused.map((e) => `${e.subject} ${e.status}`)).toEqual([`${userId} 403`]);
+    // The subject sees that their events were exported.
+    const mine = await auditUntil("action=audit.export", 2, "/me/audit", userId);
+    expect(mine.map((e) => `${e.actor} ${e.status}`).sort()).toEqual(
+      [`${exporter} 200`, `${userId} 403`].sort(),
     );
   });
 

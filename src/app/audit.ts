@@ -103,6 +103,20 @@ export function workspaceAudit(services: Services, caller: Caller, filter: Omit<
   return services.auditStore.list({ ...filter, workspaceId: caller.workspaceId });
 }
 
+/**
+ * GET /audit?format=ndjson: an export of the workspace's events (admin), its first page. Audited as one
+ * `audit.export` (a refusal too), whose subject is the export's subject filter, else the admin who exported.
+ */
+export function exportWorkspaceAudit(
+  services: Services,
+  caller: Caller,
+  filter: Omit<AuditFilter, "workspaceId">,
+) {
+  const event = services.audit.begin("audit.export", caller.subjectKey);
+  if (filter.subject !== undefined) event.names = { actor: caller.userId, subject: filter.subject };
+  return workspaceAudit(services, caller, filter);
+}
+
 /** GET /me/audit: who read the caller's memory and items, and when. */
 export function myAudit(
   services: Services,

@@ -80,11 +80,13 @@ export interface PageRequest {
 }
 
 export async function memoryRuns(services: Services, subjectKey: string, page: PageRequest) {
+  services.audit.begin("memory.runs.list", subjectKey);
   const { entries, nextCursor } = await services.memoryReader.runs(subjectKey, page);
   return { runs: entries, nextCursor };
 }
 
 export async function memoryVersions(services: Services, subjectKey: string, page: PageRequest) {
+  services.audit.begin("memory.versions.list", subjectKey);
   const { entries, nextCursor } = await services.memoryReader.versions(subjectKey, page);
   return { versions: entries, nextCursor };
 }

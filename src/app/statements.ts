@@ -140,11 +140,14 @@ async function refreshCacheEntry(services: Services, subjectKey: string): Promis
   }
 }
 
+/** The subject's dismissals, newest first (each with the dismissed statement's text: audited as a read). */
 export async function listDismissals(services: Services, subjectKey: string) {
+  services.audit.begin("memory.dismissals.list", subjectKey);
   return { dismissals: (await services.dismissals.list(subjectKey)).map(dismissalJson) };
 }
 
 /** Withdraws a dismissal: the statement may return with the next run. */
 export async function withdrawDismissal(services: Services, subjectKey: string, id: string): Promise<void> {
+  services.audit.begin("dismissal.withdraw", subjectKey);
   if (!isUuid(id) || !(await services.dismissals.withdraw(subjectKey, id))) throw notFound("Dismissal");
 }

@@ -7,14 +7,20 @@ export const AUDIT_ACTIONS = [
   "memory.read",
   "memory.version.read",
   "memory.diff.read",
+  "memory.versions.list",
+  "memory.runs.list",
+  "memory.dismissals.list",
   "item.read",
   "items.search",
   "item.delete",
   "item.unshare",
   "statement.dismiss",
+  "dismissal.withdraw",
   "me.erase",
+  "member.add",
   "member.remove",
   "team.change",
+  "audit.export",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,27 +1,13 @@
 /**
  * The admin's audit page: the workspace's events newest first (GET /audit), filtered by actor, subject,
- * action and dates. The filters are a GET form, so a filtered view has an address.
+ * action (the actions the API's contract lists) and dates. The filters are a GET form, so a filtered view
+ * has an address.
  */
-/** @import { AuditEvent } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { auditTable } from "../audit-table.js";
+import { auditActions } from "../contract.js";
 import { el, replace } from "../dom.js";
 import { auditPage } from "../routes.js";
-
-/** @type {AuditEvent["action"][]} */
-const ACTIONS = [
-  "memory.read",
-  "memory.version.read",
-  "memory.diff.read",
-  "item.read",
-  "items.search",
-  "item.delete",
-  "item.unshare",
-  "statement.dismiss",
-  "me.erase",
-  "member.remove",
-  "team.change",
-];
 
 /**
  * @param {string} id
@@ -37,6 +23,7 @@ const dayStart = (/** @type {string | null} */ day) => (day ? `${day}T00:00:00Z`
 export async function renderAdminAudit({ main, params }) {
   const value = (/** @type {string} */ name) => params.get(name) ?? "";
   const action = value("action");
+  const actions = await auditActions();
   const filters = el(
     "form",
     { method: "get", action: auditPage(), class: "filters", "aria-label": "Audit filters" },
@@ -57,7 +44,7 @@ export async function renderAdminAudit({ main, params }) {
         "select",
         { id: "audit-action", name: "action" },
         el("option", { value: "", selected: action === "" }, "any"),
-        ACTIONS.map((a) => el("option", { value: a, selected: a === action }, a)),
+        actions.map((a) => el("option", { value: a, selected: a === action }, a)),
       ),
     ),
     field(

@@ -6,9 +6,9 @@
 /** @import { SearchPage, ItemKind } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { getJson } from "../api.js";
+import { searchModes } from "../contract.js";
 import { el, notice, replace, time } from "../dom.js";
 import { itemPage, searchPage } from "../routes.js";
-import { searchModes } from "../search-modes.js";
 
 /** @type {ItemKind[]} */
 const KINDS = ["email", "message", "task", "doc", "call", "event", "file", "pull_request", "contact", "note"];

@@ -1,0 +1,36 @@
+/**
+ * Lists of values the console offers, read from the API's contract (/openapi.json) instead of copies that
+ * drift: the search modes (the `mode` parameter of GET /items; the search page shows a mode selector only
+ * when there is a choice) and the audit actions (the `action` parameter of GET /audit, for the audit page's
+ * filter). A service that gains a mode or an action shows it without a change here.
+ */
+import { getJson } from "./api.js";
+
+/**
+ * @typedef {{ paths?: Record<string, { get?: { parameters?: { name?: string, schema?: { enum?: unknown[] } }[] } }> }} Contract
+ */
+
+/** @type {Promise<Contract> | undefined} */
+let contract;
+
+/**
+ * The values the contract lists for the query parameter `name` of GET `path` (its enum); none when it
+ * lists none or cannot be read (then read again next time).
+ * @param {string} path
+ * @param {string} name
+ * @returns {Promise<string[]>}
+ */
+async function queryValues(path, name) {
+  try {
+    contract ??= /** @type {Promise<Contract>} */ (getJson("/openapi.json"));
+    const parameter = (await contract).paths?.[path]?.get?.parameters?.find((p) => p.name === name);
+    return (parameter?.schema?.enum ?? []).filter((v) => typeof v === "string");
+  } catch {
+    contract = undefined;
+    return [];
+  }
+}
+
+export const searchModes = () => queryValues("/items", "mode");
+
+export const auditActions = () => queryValues("/audit", "action");
