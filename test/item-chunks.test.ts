@@ -11,6 +11,7 @@ import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import {
   deleteOtherModelChunks,
+  EXACT_SCAN_MAX_ITEMS,
   ensureVectorIndex,
   listItemsToEmbed,
   loadEmbeddingSources,
@@ -302,86 +303,80 @@ describe("searchByVector", () => {
     };
   }
 
-  describe.each<{ strategy: "exact" | "index" }>([{ strategy: "exact" }, { strategy: "index" }])(
-    "with the $strategy plan",
-    ({ strategy }) => {
-      const search = (
-        viewer: string,
-        query: number[],
-        key: EmbeddingKey,
-        options: VectorSearchOptions = {},
-      ) => searchByVector(db, viewer, query, key, { ...options, strategy });
+  describe.each<{ strategy: "exact" | "index" | "auto" }>([
+    { strategy: "exact" },
+    { strategy: "index" },
+    { strategy: "auto" },
+  ])("with the $strategy plan", ({ strategy }) => {
+    const search = (viewer: string, query: number[], key: EmbeddingKey, options: VectorSearchOptions = {}) =>
+      searchByVector(db, viewer, query, key, { ...options, strategy });
 
-      it("answers what the viewer may see, nearest best chunk first, each item once with that chunk", async () => {
-        const w = await world();
-        await w.embed(w.mine, [1, 0, 0]);
-        await w.embed(w.sharedWithBen, [0, 1, 0], [0.9, 0.1, 0]);
-        await w.embed(w.sharedWithTeam, [0.7, 0.7, 0]);
-        await w.embed(w.task, [0, 0, 1]);
-        await w.embed(w.cysOwn, [1, 0, 0]);
-        const query = [1, 0.05, 0];
+    it("answers what the viewer may see, nearest best chunk first, each item once with that chunk", async () => {
+      const w = await world();
+      await w.embed(w.mine, [1, 0, 0]);
+      await w.embed(w.sharedWithBen, [0, 1, 0], [0.9, 0.1, 0]);
+      await w.embed(w.sharedWithTeam, [0.7, 0.7, 0]);
+      await w.embed(w.task, [0, 0, 1]);
+      await w.embed(w.cysOwn, [1, 0, 0]);
+      const query = [1, 0.05, 0];
 
-        const forAda = await search(w.ada, query, w.key);
-        expect(forAda.map((h) => h.itemId)).toEqual([
-          w.mine.id,
-          w.sharedWithBen.id,
-          w.sharedWithTeam.id,
-          w.task.id,
-        ]);
-        expect(forAda[1]).toMatchObject({ chunkIndex: 1, snippet: "snippet 1" });
-        expect(forAda[0]!.distance).toBeLessThan(forAda[1]!.distance);
-        expect(forAda[3]!.distance).toBeCloseTo(1, 5);
+      const forAda = await search(w.ada, query, w.key);
+      expect(forAda.map((h) => h.itemId)).toEqual([
+        w.mine.id,
+        w.sharedWithBen.id,
+        w.sharedWithTeam.id,
+        w.task.id,
+      ]);
+      expect(forAda[1]).toMatchObject({ chunkIndex: 1, snippet: "snippet 1" });
+      expect(forAda[0]!.distance).toBeLessThan(forAda[1]!.distance);
+      expect(forAda[3]!.distance).toBeCloseTo(1, 5);
 
-        // ben: what is shared with him and with his team, never ada's private note or cy's item.
-        const forBen = await search(w.ben, query, w.key);
-        expect(forBen.map((h) => h.itemId)).toEqual([w.sharedWithBen.id, w.sharedWithTeam.id, w.task.id]);
-        // The team's own subject sees what is shared with it.
-        expect((await search(w.teamKey, query, w.key)).map((h) => h.itemId)).toEqual([w.sharedWithTeam.id]);
-        expect((await search(w.cy, query, w.key)).map((h) => h.itemId)).toEqual([w.cysOwn.id]);
-      });
+      // ben: what is shared with him and with his team, never ada's private note or cy's item.
+      const forBen = await search(w.ben, query, w.key);
+      expect(forBen.map((h) => h.itemId)).toEqual([w.sharedWithBen.id, w.sharedWithTeam.id, w.task.id]);
+      // The team's own subject sees what is shared with it.
+      expect((await search(w.teamKey, query, w.key)).map((h) => h.itemId)).toEqual([w.sharedWithTeam.id]);
+      expect((await search(w.cy, query, w.key)).map((h) => h.itemId)).toEqual([w.cysOwn.id]);
+    });
 
-      it("applies the limit and the kind and time filters", async () => {
-        const w = await world();
-        for (const item of [w.mine, w.sharedWithBen, w.sharedWithTeam, w.task])
-          await w.embed(item, [1, 0, 0]);
-        expect(await search(w.ada, [1, 0, 0], w.key, { limit: 2 })).toHaveLength(2);
-        const tasks = await search(w.ada, [1, 0, 0], w.key, { kinds: ["task"] });
-        expect(tasks.map((h) => h.itemId)).toEqual([w.task.id]);
-        expect(await search(w.ada, [1, 0, 0], w.key, { since: new Date("2026-05-02T00:00:00Z") })).toEqual(
-          [],
-        );
-        expect(
-          await search(w.ada, [1, 0, 0], w.key, { until: new Date("2026-05-02T00:00:00Z") }),
-        ).toHaveLength(4);
-      });
+    it("applies the limit and the kind and time filters", async () => {
+      const w = await world();
+      for (const item of [w.mine, w.sharedWithBen, w.sharedWithTeam, w.task]) await w.embed(item, [1, 0, 0]);
+      expect(await search(w.ada, [1, 0, 0], w.key, { limit: 2 })).toHaveLength(2);
+      const tasks = await search(w.ada, [1, 0, 0], w.key, { kinds: ["task"] });
+      expect(tasks.map((h) => h.itemId)).toEqual([w.task.id]);
+      expect(await search(w.ada, [1, 0, 0], w.key, { since: new Date("2026-05-02T00:00:00Z") })).toEqual([]);
+      expect(await search(w.ada, [1, 0, 0], w.key, { until: new Date("2026-05-02T00:00:00Z") })).toHaveLength(
+        4,
+      );
+    });
 
-      it("skips chunks of an item's older content and chunks of other models", async () => {
-        const w = await world();
-        await w.embed(w.mine, [1, 0, 0]);
-        await w.embed(w.task, [0.5, 0.5, 0]);
-        await writeItemChunks(
-          db,
-          {
-            model: `${w.key.model}-other`,
-            dimensions: 3,
-            itemId: w.sharedWithBen.id,
-            contentHash: w.sharedWithBen.hash,
-          },
-          [chunk(0, [1, 0, 0])],
-        );
-        await ingest(w.ada, [input("mine", { body: "ada's note, rewritten" })]);
-        expect((await search(w.ada, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.task.id]);
-      });
+    it("skips chunks of an item's older content and chunks of other models", async () => {
+      const w = await world();
+      await w.embed(w.mine, [1, 0, 0]);
+      await w.embed(w.task, [0.5, 0.5, 0]);
+      await writeItemChunks(
+        db,
+        {
+          model: `${w.key.model}-other`,
+          dimensions: 3,
+          itemId: w.sharedWithBen.id,
+          contentHash: w.sharedWithBen.hash,
+        },
+        [chunk(0, [1, 0, 0])],
+      );
+      await ingest(w.ada, [input("mine", { body: "ada's note, rewritten" })]);
+      expect((await search(w.ada, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.task.id]);
+    });
 
-      it("stops showing an item to a sharee from the moment it is unshared", async () => {
-        const w = await world();
-        await w.embed(w.sharedWithBen, [1, 0, 0]);
-        expect((await search(w.ben, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.sharedWithBen.id]);
-        await ingest(w.ada, [input("ben", { body: "for ben" })]);
-        expect(await search(w.ben, [1, 0, 0], w.key)).toEqual([]);
-      });
-    },
-  );
+    it("stops showing an item to a sharee from the moment it is unshared", async () => {
+      const w = await world();
+      await w.embed(w.sharedWithBen, [1, 0, 0]);
+      expect((await search(w.ben, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.sharedWithBen.id]);
+      await ingest(w.ada, [input("ben", { body: "for ben" })]);
+      expect(await search(w.ben, [1, 0, 0], w.key)).toEqual([]);
+    });
+  });
 
   it("plans the index strategy on the model's HNSW index, and the exact one never on it", async () => {
     const w = await world();
@@ -402,6 +397,48 @@ describe("searchByVector", () => {
       const hits = await searchByVector(db, w.ada, [1, 0, 0], w.key, { strategy });
       expect(hits.map((h) => h.itemId)).toEqual([w.mine.id]);
     }
+    await dropIndex(name);
+  });
+
+  it("auto scores every chunk of a viewer with few items, and walks the index past EXACT_SCAN_MAX_ITEMS", async () => {
+    const w = await world();
+    await w.embed(w.mine, [1, 0, 0]);
+    const { name } = await ensureVectorIndex(db, w.key);
+    /** The plan's line for the HNSW index scan, as it ran. */
+    const indexScan = async () => {
+      const query = vectorSearchQuery(w.ada, [1, 0, 0], w.key, { strategy: "auto" });
+      // A table this small is cheaper to scan than the graph: the index is forced, as above.
+      const results = await db.batch([
+        db.execute(sql`set local enable_seqscan = off`),
+        ...vectorSearchSettings().map((s) => db.execute(s)),
+        db.execute(sql`explain (analyze, costs off) ${query}`),
+      ]);
+      const plan = (results.at(-1)?.rows ?? []).map((r) => String(r["QUERY PLAN"]));
+      return plan.find((line) => line.includes(name)) ?? "";
+    };
+    expect(await indexScan()).toContain("never executed");
+
+    // Past the bound, ada's items (copies of the first, each with a chunk in a random direction) are found
+    // through the index.
+    await db.execute(sql`
+      insert into items (owner_id, source, external_id, kind, title, body, occurred_at, content_hash)
+      select owner_id, source, external_id || '-' || g, kind, title, body, occurred_at, content_hash
+      from items, generate_series(1, ${EXACT_SCAN_MAX_ITEMS}::int) g where id = ${w.mine.id}::uuid`);
+    await db.execute(sql`
+      insert into item_chunks (item_id, model, dimensions, chunk_index, content_hash, start_offset, end_offset, snippet, embedding)
+      select id, ${w.key.model}, 3, 0, content_hash, 0, 1, 'copy', array[random() - 0.5, random() - 0.5, random() - 0.5]::real[]::vector
+      from items where owner_id = ${w.ada} and external_id like 'mine-%'`);
+    const scan = await indexScan();
+    expect(scan).not.toBe("");
+    expect(scan).not.toContain("never executed");
+    const hits = await searchByVector(db, w.ada, [1, 0, 0], w.key, { strategy: "auto" });
+    // Approximate, but a full page, nearest first, of ada's items only.
+    expect(hits).toHaveLength(20);
+    expect(hits.map((h) => h.distance)).toEqual(hits.map((h) => h.distance).sort((a, b) => a - b));
+    const owners = await db.execute(
+      sql`select distinct owner_id from items where id = any(${`{${hits.map((h) => h.itemId).join(",")}}`}::uuid[])`,
+    );
+    expect(owners.rows).toEqual([{ owner_id: w.ada }]);
     await dropIndex(name);
   });
 });

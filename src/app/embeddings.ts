@@ -11,6 +11,7 @@ import {
   type EmbedOutcome,
   embedItems,
   embedSends,
+  type OtherModelsRemoved,
   type SemanticIndexState,
 } from "../domain/item-embedding";
 import type { UpsertOutcome } from "../domain/items";
@@ -42,8 +43,40 @@ export async function embedQueuedItems(
   services: EmbeddingServices,
   itemIds: string[],
 ): Promise<EmbedOutcome | null> {
-  if (!services.embedder) return null;
-  return embedItems(itemIds, { embedder: services.embedder, chunks: services.embeddings });
+  const { embedder } = services;
+  if (!embedder) return null;
+  const outcome = await embedItems(itemIds, { embedder, chunks: services.embeddings });
+  // A model's first vectors bring its index (the daily upkeep builds it too, should this fail).
+  if (outcome.written.length > 0 && !indexedModels.has(embedder.model)) {
+    // Null when the written items went away meanwhile (the model's size is not known yet): next time.
+    if (await services.embeddings.ensureVectorIndex(refOf(embedder))) indexedModels.add(embedder.model);
+  }
+  return outcome;
+}
+
+/** Models whose vector index this isolate has seen to. */
+const indexedModels = new Set<string>();
+
+/**
+ * The vector index's upkeep, daily: the configured model's index is built if missing, and up to
+ * `removeLimit` vectors of a previous model are removed (their index with the last of them). Null without
+ * an embedder.
+ */
+export async function maintainVectorIndex(
+  services: EmbeddingServices,
+  removeLimit: number,
+): Promise<VectorIndexReport | null> {
+  const { embedder } = services;
+  if (!embedder) return null;
+  const index = await services.embeddings.ensureVectorIndex(refOf(embedder));
+  const removed = await services.embeddings.removeOtherModels(refOf(embedder), removeLimit);
+  return { index: index?.name ?? null, indexCreated: index?.created ?? false, ...removed };
+}
+
+export interface VectorIndexReport extends OtherModelsRemoved {
+  /** The configured model's index; null before its first vector (its size is not known yet). */
+  index: string | null;
+  indexCreated: boolean;
 }
 
 export async function semanticIndexState(

@@ -1,8 +1,9 @@
 /**
  * The Cron Trigger's handler: one bounded sweep of stale memories, then (with an embedder) one bounded
- * backfill of items lacking embeddings, each reported as one structured log line.
+ * backfill of items lacking embeddings and the vector index's upkeep, each reported as one structured
+ * log line.
  */
-import { type BackfillReport, backfillEmbeddings } from "../app/embeddings";
+import { type BackfillReport, backfillEmbeddings, maintainVectorIndex } from "../app/embeddings";
 import type { Services } from "../app/services";
 import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
 import type { FanOutLimits } from "../memory/sweep-fanout";
@@ -22,6 +23,10 @@ const DISPATCH_CONCURRENCY = 20;
 /** The embeddings backfill's share of the budget: its pages and queue sends, plus its cursor's load and save. */
 export const EMBED_BACKFILL_ROUND_TRIPS = 40;
 const EMBED_BACKFILL_SCAN = 5000;
+/** The vector index's upkeep: the model's size, the index's state and build, a delete, the index list and drops. */
+const VECTOR_UPKEEP_ROUND_TRIPS = 8;
+/** A previous model's vectors removed per day (one statement). */
+const OTHER_MODEL_CHUNKS_PER_RUN = 20_000;
 /** Cloudflare Queues: 128 KB a message, 100 messages and 256 KB a sendBatch; kept with a margin. */
 export const FAN_OUT_LIMITS: FanOutLimits = {
   idsPerMessage: MAX_IDS_PER_MESSAGE,
@@ -35,7 +40,7 @@ export async function runSweep(
   controller: Pick<ScheduledController, "cron" | "scheduledTime">,
 ): Promise<SweepReport> {
   const { config } = services;
-  const backfillShare = services.embedder ? EMBED_BACKFILL_ROUND_TRIPS + 2 : 0;
+  const backfillShare = services.embedder ? EMBED_BACKFILL_ROUND_TRIPS + 2 + VECTOR_UPKEEP_ROUND_TRIPS : 0;
   const maxRoundTrips = Math.max(
     4,
     SUBREQUEST_BUDGET - RESERVED_SUBREQUESTS - config.sweep.maxDispatch - backfillShare,
@@ -77,7 +82,24 @@ export async function runSweep(
     }),
   );
   await runEmbeddingBackfill(services);
+  await runVectorIndexUpkeep(services);
   return report;
+}
+
+/** The configured model's index built if missing, a previous model's vectors removed; a failure is logged. */
+export async function runVectorIndexUpkeep(services: Services): Promise<void> {
+  try {
+    const report = await maintainVectorIndex(services, OTHER_MODEL_CHUNKS_PER_RUN);
+    if (report) console.log(JSON.stringify({ level: "info", msg: "vector_index_upkeep", ...report }));
+  } catch (error) {
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "vector_index_upkeep_failed",
+        ...services.errors.logFields(error),
+      }),
+    );
+  }
 }
 
 /**

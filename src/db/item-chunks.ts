@@ -244,8 +244,8 @@ export interface VectorSearchOptions {
   since?: Date;
   /** occurred_at < until */
   until?: Date;
-  /** How the nearest chunks are found (see vectorSearchQuery); "exact" by default. */
-  strategy?: "exact" | "index";
+  /** How the nearest chunks are found (see vectorSearchQuery); "auto" by default. */
+  strategy?: "exact" | "index" | "auto";
   /** Further conditions on the item (`items` columns), e.g. search's people filter. */
   where?: SQL[];
 }
@@ -258,6 +258,9 @@ export interface VectorHit {
   snippet: string;
 }
 
+/** Past this many visible items (after the filters), "auto" walks the HNSW index instead of scoring each. */
+export const EXACT_SCAN_MAX_ITEMS = 2000;
+
 /** Chunks read per answered item: several chunks of one item can be the nearest. */
 const CHUNKS_PER_HIT = 4;
 const MAX_CHUNK_CANDIDATES = 400;
@@ -268,16 +271,20 @@ const MAX_CHUNK_CANDIDATES = 400;
  * hash) is nearest to `query` by cosine distance, best first, each with that chunk's index and snippet.
  * The nearest chunks are read first (up to CHUNKS_PER_HIT per hit), then grouped by item.
  *
- * Two plans for one answer (bench/vector-search.ts measures both):
- * - "exact" (default): the viewer's items first, through the access rule's two indexed branches
- *   (visibleBranches), then their chunks by primary key, every distance computed. Its cost follows the
- *   viewer's own chunks, whoever else the table holds, and it is exact.
+ * Two plans for one answer (bench/vector-search.ts measures both), and a choice between them:
+ * - "exact": the viewer's items first, through the access rule's two indexed branches
+ *   (visibleBranches), then their chunks by primary key, every distance computed. Exact; its cost follows
+ *   the viewer's own chunks (about 4 µs an item), whoever else the table holds.
  * - "index": shaped for the model's HNSW index (ensureVectorIndex): the ORDER BY is the index's
  *   expression and the model's rows are named by literals, so the planner can match the partial index's
  *   predicate; the access rule filters what the graph scan yields. Run it with vectorSearchSettings in the
  *   same transaction (searchByVector does), so the scan goes on past chunks the viewer may not see
- *   (iterative scan, up to hnsw.max_scan_tuples) instead of answering fewer items. Approximate; worth it
- *   only for a viewer who sees a large share of the table's chunks.
+ *   (iterative scan, up to hnsw.max_scan_tuples) instead of answering fewer items. Approximate; its cost
+ *   follows the graph, not the viewer's size.
+ * - "auto" (default): counts the items the viewer may see that pass the filters, up to
+ *   EXACT_SCAN_MAX_ITEMS + 1 (a bounded walk of the same indexes), and runs "exact" up to that many,
+ *   "index" past it. Both plans are in the statement behind one-time filters: only one of them runs.
+ *   Needs vectorSearchSettings, like "index".
  */
 export function vectorSearchQuery(
   subjectKey: string,
@@ -297,10 +304,19 @@ export function vectorSearchQuery(
     options.until ? lt(items.occurredAt, options.until) : undefined,
     ...(options.where ?? []),
   ];
+  const strategy = options.strategy ?? "auto";
+  const exact = () => nearestExact(subjectKey, query, key, filters, candidates);
+  const byIndex = () => nearestByIndex(subjectKey, query, key, filters, candidates);
   const nearest =
-    options.strategy === "index"
-      ? nearestByIndex(subjectKey, query, key, filters, candidates)
-      : nearestExact(subjectKey, query, key, filters, candidates);
+    strategy === "exact"
+      ? exact()
+      : strategy === "index"
+        ? byIndex()
+        : sql`
+    with size as materialized (${visibleCount(subjectKey, filters, EXACT_SCAN_MAX_ITEMS + 1)})
+    (select * from (${exact()}) e where (select n from size) <= ${EXACT_SCAN_MAX_ITEMS}::int)
+    union all
+    (select * from (${byIndex()}) x where (select n from size) > ${EXACT_SCAN_MAX_ITEMS}::int)`;
   return sql`
     select best.item_id, best.chunk_index, best.snippet, best.distance from (
       select distinct on (nearest.item_id) nearest.* from (${nearest}) nearest
@@ -361,6 +377,18 @@ function nearestExact(
     limit ${candidates}::int`;
 }
 
+/** How many items the viewer may see pass `filters`, counted up to `cap` in each access branch. */
+function visibleCount(subjectKey: string, filters: (SQL | undefined)[], cap: number): SQL {
+  const [owned, shared] = visibleBranches(subjectKey);
+  return sql`
+    select count(*) as n from (
+      (select 1 from ${items} where ${and(owned, ...filters)} limit ${cap}::int)
+      union all
+      (select 1 from (select * from ${items} where ${shared} offset 0) ${items}
+        where ${and(sql`true`, ...filters)} limit ${cap}::int)
+    ) visible`;
+}
+
 /** The session settings of a vector search (SET LOCAL: only for the transaction they run in). */
 export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
   const candidates = Math.min(MAX_CHUNK_CANDIDATES, clampLimit(options.limit) * CHUNKS_PER_HIT);
@@ -372,7 +400,7 @@ export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
 }
 
 /**
- * Runs vectorSearchQuery: one statement for "exact"; for "index", with its settings in one batch (one
+ * Runs vectorSearchQuery: one statement for "exact"; otherwise with its settings in one batch (one
  * transaction over neon-http, which SET LOCAL needs).
  */
 export async function searchByVector(
@@ -384,7 +412,7 @@ export async function searchByVector(
 ): Promise<VectorHit[]> {
   const statement = vectorSearchQuery(subjectKey, query, key, options);
   let rows: Record<string, unknown>[];
-  if (options.strategy === "index") {
+  if (options.strategy !== "exact") {
     const statements = [...vectorSearchSettings(options), statement].map((s) => db.execute(s));
     const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
     rows = results.at(-1)?.rows ?? [];

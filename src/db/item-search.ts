@@ -22,7 +22,7 @@ import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import type { Db } from "./client";
-import { vectorSearchQuery } from "./item-chunks";
+import { vectorSearchQuery, vectorSearchSettings } from "./item-chunks";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { type KeywordQuery, keywordQuery } from "./keyword-query";
 import { items } from "./schema";
@@ -137,10 +137,8 @@ async function rankedSearch(
   const conditions = cursor ? [...filters, lte(items.updatedAt, cursor.at)] : filters;
   const depth = keyword ? FUSION_DEPTH : SEMANTIC_DEPTH;
   const key = { model: vector.model, dimensions: vector.vector.length };
-  const vec = vectorSearchQuery(subjectKey, vector.vector, key, {
-    limit: depth,
-    where: conditions.filter((c): c is SQL => c !== undefined),
-  });
+  const vectorOptions = { limit: depth, where: conditions.filter((c): c is SQL => c !== undefined) };
+  const vec = vectorSearchQuery(subjectKey, vector.vector, key, vectorOptions);
   const kw = keyword
     ? sql`select id, row_number() over (order by score desc, occurred_at desc, id desc) as r
         from (${keywordCandidates(subjectKey, keyword, conditions, RANK_CANDIDATES)}) k
@@ -150,7 +148,7 @@ async function rankedSearch(
   const after = cursor
     ? sql`where (f.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
-  const result = await db.execute(sql`
+  const fused = sql`
     with kw as (${kw}),
     vec as (
       select v.item_id as id, v.snippet, row_number() over (order by v.distance, v.item_id) as r
@@ -168,8 +166,11 @@ async function rankedSearch(
     from fused f join ${items} i on i.id = f.id
     ${after}
     order by f.score desc, i.occurred_at desc, i.id desc
-    limit ${limit + 1}::int`);
-  const rows = result.rows as Record<string, unknown>[];
+    limit ${limit + 1}::int`;
+  // The vector channel's settings (SET LOCAL) and the statement: one transaction, one round trip.
+  const statements = [...vectorSearchSettings(vectorOptions), fused].map((s) => db.execute(s));
+  const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+  const rows = (results.at(-1)?.rows ?? []) as Record<string, unknown>[];
   const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
   const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);

@@ -116,6 +116,18 @@ export interface EmbeddingIndex extends ChunkStore, NearItems {
     page: { after: string | null; scan: number },
   ): Promise<{ itemIds: string[]; nextAfter: string | null }>;
   counts(workspace: string, ref: EmbeddingModelRef): Promise<EmbeddingCounts>;
+  /**
+   * Builds the model's vector index if it is missing (null while the model has no vectors and no
+   * configured size). Idempotent; built concurrently, so writes go on meanwhile.
+   */
+  ensureVectorIndex(ref: EmbeddingModelRef): Promise<{ name: string; created: boolean } | null>;
+  /** Removes up to `limit` vectors of other models (or sizes), and their indexes once none are left. */
+  removeOtherModels(ref: EmbeddingModelRef, limit: number): Promise<OtherModelsRemoved>;
+}
+
+export interface OtherModelsRemoved {
+  chunks: number;
+  indexes: string[];
 }
 
 /** One embeddings-queue message: items whose content changed, at most EMBED_MAX_ITEMS. */

@@ -5,17 +5,19 @@
  * lacks embeddings.
  */
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { removeItem } from "../../src/app/items";
 import type { Services } from "../../src/app/services";
 import { buildServices } from "../../src/composition";
-import { runEmbeddingBackfill } from "../../src/cron/cron-sweep-handler";
+import { runEmbeddingBackfill, runVectorIndexUpkeep } from "../../src/cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "../../src/cron/embed-consumer";
+import { ensureVectorIndex, vectorIndexName } from "../../src/db/item-chunks";
 import type { EmbedMessage } from "../../src/domain/item-embedding";
 import type { Env } from "../../src/env";
 import { newUserId } from "../support/auth";
 import { fakeLlm } from "../support/fake-llm-control";
-import { chunkCount } from "./support";
+import { chunkCount, db } from "./support";
 
 const QUEUE = "unified-memory-embed";
 
@@ -129,5 +131,42 @@ describe("the embeddings consumer", () => {
     sent.length = 0;
     await runEmbeddingBackfill(services);
     expect(sent.flatMap((m) => m.itemIds)).not.toEqual(expect.arrayContaining([ids[0]]));
+  });
+
+  it("the first vectors bring the model's HNSW index; the daily upkeep rebuilds it and removes a previous model's vectors and index", async () => {
+    const services = buildServices(env as Env);
+    const owner = newUserId("upkeep");
+    const [id] = await stored(services, owner, ["A note whose vectors need an index."]);
+    expect((await consume(services, [{ itemIds: [id] }])).report).toMatchObject({ written: 1 });
+    const dims = await db.execute(
+      sql`select dimensions from item_chunks where item_id = ${id}::uuid limit 1`,
+    );
+    const current = await vectorIndexName({
+      model: "openai:fake-embedding",
+      dimensions: Number((dims.rows[0] as { dimensions: unknown }).dimensions),
+    });
+    const indexes = async () =>
+      (
+        await db.execute(
+          sql`select indexname from pg_indexes where tablename = 'item_chunks' and indexname like 'item_chunks_hnsw_%'`,
+        )
+      ).rows.map((r) => (r as { indexname: string }).indexname);
+    expect(await indexes()).toContain(current);
+
+    // A previous model's vectors and index; the current model's index lost.
+    const old = { model: "openai:previous-model", dimensions: 3 };
+    await db.execute(sql`
+      insert into item_chunks (item_id, model, dimensions, chunk_index, content_hash, start_offset, end_offset, snippet, embedding)
+      select id, ${old.model}, 3, 0, content_hash, 0, 1, 'x', '[1,0,0]'::vector from items where id = ${id}::uuid`);
+    const previous = (await ensureVectorIndex(db, old)).name;
+    await db.execute(sql.raw(`drop index ${current}`));
+
+    await runVectorIndexUpkeep(services);
+    const after = await indexes();
+    expect(after).toContain(current);
+    expect(after).not.toContain(previous);
+    const left = await db.execute(sql`select count(*)::int as n from item_chunks where model = ${old.model}`);
+    expect((left.rows[0] as { n: number }).n).toBe(0);
+    expect(await chunkCount([id!])).toBeGreaterThan(0);
   });
 });
