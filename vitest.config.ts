@@ -1,6 +1,9 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
+/** The client libraries' live suite: the `clients` project, not `node`. */
+const CLIENTS_SUITE = "test/node/clients.test.ts";
+
 /** Shared by every test: the HS256 secret tokens are signed with. */
 export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-hs256-0123456789";
 
@@ -74,6 +77,18 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/node/**/*.test.ts"],
+          exclude: [CLIENTS_SUITE],
+          testTimeout: 60_000,
+          hookTimeout: 30_000,
+        },
+      },
+      // Both client libraries against `npm run dev`: on its embedded database, or with TEST_DATABASE_URL on
+      // a fresh database on that server. Apart from `node`, so CI runs it on both without the browser test.
+      {
+        test: {
+          name: "clients",
+          environment: "node",
+          include: [CLIENTS_SUITE],
           testTimeout: 60_000,
           hookTimeout: 30_000,
         },

@@ -74,7 +74,8 @@ class Items:
         """Creates or updates items (idempotent by source and externalId), split into requests within
         the API's limits. A 413 splits a request in two; a 422 marks the items it names as failed and
         sends the rest again; 429/502/503/504 are retried (Retry-After). Other refusals fail that
-        request's items. Raised: 401/403 (the token), and no answer after the retries."""
+        request's items. Raised: 401/403 (the token), and no answer after the retries. A retry after a 503
+        or a timeout may follow an attempt the server stored anyway: its new items then count as unchanged."""
         encoded = encode_items(items)
         batches, oversized = plan_batches(encoded, max_batch_items, max_batch_bytes)
         results: List[UpsertItemResult] = [

@@ -95,7 +95,8 @@ export class ItemsApi {
    * Creates or updates items (idempotent by source and externalId), split into requests within the API's
    * limits. A 413 splits a request in two; a 422 marks the items it names as failed and sends the rest
    * again; 429/502/503/504 are retried (Retry-After). Other refusals fail that request's items. Thrown:
-   * 401/403 (the token), and no answer after the retries (network_error, timeout).
+   * 401/403 (the token), and no answer after the retries (network_error, timeout). A retry after a 503 or
+   * a timeout may follow an attempt the server stored anyway: its new items then count as unchanged.
    */
   async upsert(items: readonly ItemInput[], options: UpsertOptions = {}): Promise<UpsertResult> {
     const encoded = encodeItems(items);

@@ -1,6 +1,7 @@
 /**
  * `npm run dev` as a child process, as a user runs it: on a free port, with its embedded database in a
- * temporary folder, and with the flags given (e.g. --fake-llm). Node itself runs scripts/dev.ts (not the
+ * temporary folder (or on the PostgreSQL database `databaseUrl` names, as `DATABASE_URL`), and with the
+ * flags given (e.g. --fake-llm). Node itself runs scripts/dev.ts (not the
  * npm and tsx wrappers), so the pid is the dev process; wrangler leads its own process group, which
  * stop() ends if the dev process could not.
  */
@@ -27,17 +28,30 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+export interface DevCommandOptions {
+  /** A PostgreSQL database to run on instead of the embedded one (it is migrated at start). */
+  databaseUrl?: string;
+  readyWithinMs?: number;
+}
+
 export async function startDevCommand(
   args: string[],
   secret: string,
-  readyWithinMs = 180_000,
+  { databaseUrl, readyWithinMs = 180_000 }: DevCommandOptions = {},
 ): Promise<DevCommand> {
   const port = await freePort();
+  // The Durable Objects' state, and the embedded database when there is no databaseUrl.
   const dataDir = mkdtempSync(`${tmpdir()}/um-dev-`);
   const { DATABASE_URL: _ignored, ...env } = process.env;
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts", ...args], {
     cwd: ROOT,
-    env: { ...env, PORT: String(port), DATA_DIR: dataDir, AUTH_JWT_SECRET: secret },
+    env: {
+      ...env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      AUTH_JWT_SECRET: secret,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
