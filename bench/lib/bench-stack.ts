@@ -1,7 +1,8 @@
 /**
  * A throwaway stack for one benchmark: a fresh database (on BENCH_DATABASE_URL's server, or an in-memory
  * PGlite), the Neon stand-in and `wrangler dev` on BENCH_PORT (8799). Wrangler's output goes to a log file.
- * BENCH_KEEP_DATABASE=1 leaves the database behind (its name is printed), to read its plans afterwards.
+ * BENCH_KEEP_DATABASE=1 leaves the database behind (its name is printed), to read its plans afterwards;
+ * BENCH_REUSE_DATABASE=<name> runs on such a database instead of a fresh one (and leaves it too).
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,9 +21,12 @@ export async function startBenchStack(
   /** A wrangler configuration other than wrangler.toml. */
   configPath?: string,
 ): Promise<Stack> {
-  const databaseUrl = adminUrl
-    ? await createFreshDatabase(adminUrl, `um_bench_${name.replace(/\W/g, "_")}`)
-    : undefined;
+  const reuse = process.env.BENCH_REUSE_DATABASE;
+  const databaseUrl = !adminUrl
+    ? undefined
+    : reuse
+      ? Object.assign(new URL(adminUrl), { pathname: `/${reuse}` }).toString()
+      : await createFreshDatabase(adminUrl, `um_bench_${name.replace(/\W/g, "_")}`);
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   const logFile = `${ROOT}bench/results/${name}-wrangler.log`;
   writeFileSync(logFile, "");
@@ -43,6 +47,7 @@ export async function startBenchStack(
       // Durable Object state: about 60 KB an object, so a sweep benchmark leaves gigabytes otherwise.
       rmSync(persistTo, { recursive: true, force: true });
       if (!adminUrl || !databaseUrl) return;
+      if (reuse) return;
       if (process.env.BENCH_KEEP_DATABASE === "1") console.error(`[bench] kept the database ${databaseUrl}`);
       else await dropDatabase(adminUrl, databaseUrl);
     },
