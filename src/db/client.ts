@@ -1,4 +1,5 @@
 import { neon, neonConfig } from "@neondatabase/serverless";
+import { type SQL, sql } from "drizzle-orm";
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from "drizzle-orm/neon-http";
 import type { Config } from "../config/config";
 import * as schema from "./schema";
@@ -16,6 +17,15 @@ let queryTimeoutMs = 4000;
  */
 function fetchWithDeadline(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
   return fetch(input, { ...init, signal: AbortSignal.timeout(queryTimeoutMs) });
+}
+
+/**
+ * The database's own deadline for a transaction's statements, the same as the worker's: first in a batch
+ * whose statements can run long (search), so the database stops them once the worker stopped waiting
+ * instead of running on beside the next requests.
+ */
+export function statementDeadline(): SQL {
+  return sql.raw(`set local statement_timeout = ${Math.max(1, Math.trunc(queryTimeoutMs))}`);
 }
 
 /**

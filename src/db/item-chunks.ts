@@ -258,8 +258,13 @@ export interface VectorHit {
   snippet: string;
 }
 
-/** Past this many visible items (after the filters), "auto" walks the HNSW index instead of scoring each. */
-export const EXACT_SCAN_MAX_ITEMS = 2000;
+/** "auto" counts the visible items up to this many; at least this many, it takes the index. */
+export const VISIBLE_COUNT_CAP = 20_000;
+/**
+ * A graph step's cost in exact scores (at 100,000 items of one viewer: about 18 µs a step, 4 µs a score,
+ * bench/search-scale.ts).
+ */
+const GRAPH_STEP_COST = 4;
 
 /** Chunks read per answered item: several chunks of one item can be the nearest. */
 const CHUNKS_PER_HIT = 4;
@@ -281,10 +286,13 @@ const MAX_CHUNK_CANDIDATES = 400;
  *   same transaction (searchByVector does), so the scan goes on past chunks the viewer may not see
  *   (iterative scan, up to hnsw.max_scan_tuples) instead of answering fewer items. Approximate; its cost
  *   follows the graph, not the viewer's size.
- * - "auto" (default): counts the items the viewer may see that pass the filters, up to
- *   EXACT_SCAN_MAX_ITEMS + 1 (a bounded walk of the same indexes), and runs "exact" up to that many,
- *   "index" past it. Both plans are in the statement behind one-time filters: only one of them runs.
- *   Needs vectorSearchSettings, like "index".
+ * - "auto" (default): counts the items the viewer may see that pass the filters (n, up to
+ *   VISIBLE_COUNT_CAP: a bounded walk of the same indexes) and weighs the two: "exact" scores n items;
+ *   the graph scan steps past the chunks the viewer may not see, so it reads about candidates / share
+ *   chunks (share = n / all chunks, from the table's statistics), each step costing about
+ *   GRAPH_STEP_COST exact scores. It takes the index when n reaches the cap or n * share > candidates *
+ *   GRAPH_STEP_COST. Both plans are in the statement behind one-time filters: only one of them runs. Needs
+ *   vectorSearchSettings, like "index".
  */
 export function vectorSearchQuery(
   subjectKey: string,
@@ -313,10 +321,15 @@ export function vectorSearchQuery(
       : strategy === "index"
         ? byIndex()
         : sql`
-    with size as materialized (${visibleCount(subjectKey, filters, EXACT_SCAN_MAX_ITEMS + 1)})
-    (select * from (${exact()}) e where (select n from size) <= ${EXACT_SCAN_MAX_ITEMS}::int)
+    with size as materialized (
+      select n >= ${VISIBLE_COUNT_CAP}::int
+        or n::float8 * n > greatest(n, all_chunks) * ${candidates * GRAPH_STEP_COST}::float8 as graph
+      from (${visibleCount(subjectKey, filters, VISIBLE_COUNT_CAP)}) v,
+        (select reltuples as all_chunks from pg_class where oid = 'item_chunks'::regclass) s
+    )
+    (select * from (${exact()}) e where not (select graph from size))
     union all
-    (select * from (${byIndex()}) x where (select n from size) > ${EXACT_SCAN_MAX_ITEMS}::int)`;
+    (select * from (${byIndex()}) x where (select graph from size))`;
   return sql`
     select best.item_id, best.chunk_index, best.snippet, best.distance from (
       select distinct on (nearest.item_id) nearest.* from (${nearest}) nearest
@@ -384,15 +397,16 @@ function nearestExact(
     limit ${candidates}::int`;
 }
 
-/** How many items the viewer may see pass `filters`, counted up to `cap` in each access branch. */
+/** How many items the viewer may see pass `filters` (n), counted up to `cap`. */
 function visibleCount(subjectKey: string, filters: (SQL | undefined)[], cap: number): SQL {
   const [owned, shared] = visibleBranches(subjectKey);
   return sql`
-    select count(*) as n from (
+    select count(*)::int as n from (
       (select 1 from ${items} where ${and(owned, ...filters)} limit ${cap}::int)
       union all
       (select 1 from (select * from ${items} where ${shared} offset 0) ${items}
         where ${and(sql`true`, ...filters)} limit ${cap}::int)
+      limit ${cap}::int
     ) visible`;
 }
 

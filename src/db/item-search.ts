@@ -21,7 +21,7 @@ import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
-import type { Db } from "./client";
+import { type Db, statementDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunks";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { type KeywordQuery, keywordQuery } from "./keyword-query";
@@ -167,10 +167,7 @@ async function rankedSearch(
     ${after}
     order by f.score desc, i.occurred_at desc, i.id desc
     limit ${limit + 1}::int`;
-  // The vector channel's settings (SET LOCAL) and the statement: one transaction, one round trip.
-  const statements = [...vectorSearchSettings(vectorOptions), fused].map((s) => db.execute(s));
-  const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-  const rows = (results.at(-1)?.rows ?? []) as Record<string, unknown>[];
+  const rows = await runSearch(db, fused, vectorSearchSettings(vectorOptions));
   const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
   const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
@@ -257,7 +254,9 @@ async function keywordSearch(
   const after = cursor
     ? sql`where (c.score, i.occurred_at, i.id) < (${cursor.rank}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
-  const result = await db.execute(sql`
+  const rows = await runSearch(
+    db,
+    sql`
     with c as (${keywordCandidates(subjectKey, keyword, conditions, newest)})
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, c.score,
       min(c.occurred_at) over () as floor,
@@ -265,8 +264,8 @@ async function keywordSearch(
     from c join ${items} i on i.id = c.id
     ${after}
     order by c.score desc, i.occurred_at desc, i.id desc
-    limit ${limit + 1}::int`);
-  const rows = result.rows as Record<string, unknown>[];
+    limit ${limit + 1}::int`,
+  );
   const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
   const floor = cursor?.floor ?? (rows[0] ? toDate(rows[0].floor as Date | string) : undefined);
@@ -275,6 +274,16 @@ async function keywordSearch(
       ? encodeCursor({ rank: last.rank, occurredAt: last.occurredAt, id: last.id, floor })
       : null;
   return { items: page, nextCursor };
+}
+
+/**
+ * A ranked search's statement after its settings (SET LOCAL) and the database's deadline: one transaction,
+ * one round trip.
+ */
+async function runSearch(db: Db, statement: SQL, settings: SQL[] = []): Promise<Record<string, unknown>[]> {
+  const statements = [statementDeadline(), ...settings, statement].map((s) => db.execute(s));
+  const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+  return (results.at(-1)?.rows ?? []) as Record<string, unknown>[];
 }
 
 /** Everything that passes the filters, newest first; the snippet is cut from the page's rows only. */
