@@ -5,10 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import { NeonDbError, neon, neonConfig } from "@neondatabase/serverless";
-import { eq } from "drizzle-orm";
+import { sql as drizzleSql, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
-import { createDb } from "../src/db/client";
+import { createDb, statementDeadline } from "../src/db/client";
 import { items } from "../src/db/schema";
 import { newUserId } from "./support/auth";
 import { withTransaction } from "./support/ws-transaction";
@@ -138,6 +138,19 @@ describe("the stand-in's HTTP /sql protocol", () => {
       .transaction([insertItem(newUserId(), "x")], { readOnly: true })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "25006" });
+  });
+});
+
+describe("the database's deadline", () => {
+  it("holds for the statements of the batch it leads, at the worker's query deadline, and nowhere else", async () => {
+    const db = createDb(config);
+    const setting = drizzleSql`select current_setting('statement_timeout') as timeout`;
+    const [, inside] = await db.batch([db.execute(statementDeadline()), db.execute(setting)]);
+    const seconds = config.queryTimeoutMs / 1000;
+    expect(inside.rows).toEqual([
+      { timeout: Number.isInteger(seconds) ? `${seconds}s` : `${config.queryTimeoutMs}ms` },
+    ]);
+    expect((await db.execute(setting)).rows).toEqual([{ timeout: "0" }]);
   });
 });
 
