@@ -434,8 +434,8 @@ function search(query: string): Promise<Response> {
   });
 }
 
-/** The search statement the worker sends for `query`, captured on the wire. */
-async function captureStatement(query: string): Promise<Statement> {
+/** The search statement the worker sends for `query`, captured on the wire, and the settings before it. */
+async function captureStatement(query: string): Promise<{ statement: Statement; settings: string[] }> {
   tap.startCapture();
   const res = await search(query);
   await res.arrayBuffer();
@@ -443,15 +443,24 @@ async function captureStatement(query: string): Promise<Statement> {
   // Newest first is drizzle's select of the item columns; a ranked or fused search names its snippet.
   const found = statements.find((s) => /^select "id", "kind"|\bas snippet\b/.test(s.query));
   if (res.status !== 200 || !found) throw new Error(`no search statement for ${query} (${res.status})`);
-  return found;
+  // A ranked search's batch sets its transaction's settings first (SET LOCAL: deadline, vector scan, JIT).
+  const settings = statements.filter((s) => /^\s*set local /i.test(s.query)).map((s) => s.query);
+  return { statement: found, settings };
 }
 
 async function explain(title: string, query: string): Promise<string> {
-  const statement = await captureStatement(query);
+  const { statement, settings } = await captureStatement(query);
   const sqlText = statement.query;
-  const { rows } = await db.query(`explain (analyze, buffers) ${sqlText}`, statement.params);
-  const plan = rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
-  return `---- ${title}\n${sqlText}\n-- parameters: ${JSON.stringify(statement.params)}\n${plan}`;
+  await db.query("begin");
+  try {
+    for (const setting of settings) await db.query(setting);
+    const { rows } = await db.query(`explain (analyze, buffers) ${sqlText}`, statement.params);
+    const plan = rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
+    const header = `${settings.map((x) => `${x};\n`).join("")}${sqlText}`;
+    return `---- ${title}\n${header}\n-- parameters: ${JSON.stringify(statement.params)}\n${plan}`;
+  } finally {
+    await db.query("rollback");
+  }
 }
 
 /** `count` items of `owner`, straight into the table (other users' data, not what is measured). */
