@@ -8,9 +8,10 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
-import { ensureVectorIndex, listItemsToEmbed, searchByVector } from "../src/db/item-chunks";
+import { ensureVectorIndex, searchByVector } from "../src/db/item-chunks";
 import { createItemStore } from "../src/db/item-store";
 import { createPgChunkStore } from "../src/db/pg-chunk-store";
+import { createPgEmbeddingIndex } from "../src/db/pg-embedding-index";
 import { itemChunks } from "../src/db/schema";
 import { embedItems } from "../src/domain/item-embedding";
 import type { ItemInput } from "../src/domain/item-schema";
@@ -90,8 +91,8 @@ describe("the vector channel, end to end", () => {
     expect(hits.map((h) => h.itemId)).not.toContain(theirs!.id);
 
     // Once embedded for their current content, the backfill does not list them again.
-    const page = await listItemsToEmbed(db, key, { after: undefined, scan: 10_000 });
-    expect(page.items.map((i) => i.id)).not.toContain(ids[0]);
+    const page = await createPgEmbeddingIndex(db).missing(key, { after: null, scan: 10_000 });
+    expect(page.itemIds).not.toContain(ids[0]);
   });
 
   it("skips an item whose content changed during its embedding, and embeds its new content next time", async () => {

@@ -101,52 +101,7 @@ export async function deleteOtherModelChunks(db: Db, keep: EmbeddingKey, limit =
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Backfill
-
-export interface ItemToEmbed {
-  id: string;
-  contentHash: string;
-}
-
-export interface BackfillPage {
-  /** Items of the scanned window with no chunks of this model for their current content. */
-  items: ItemToEmbed[];
-  /** Where the next page starts (the last id scanned); null when the scan reached the end. */
-  nextAfter: string | null;
-}
-
-/**
- * Keyset pages over all items by id: each reads at most `scan` items and answers those whose current
- * content has no chunks of this model (never embedded, or changed since). A page's cost is bounded by
- * `scan` whatever share of items is already embedded; a page may hold no items but a nextAfter.
- */
-export async function listItemsToEmbed(
-  db: Db,
-  key: EmbeddingKey,
-  options: { after?: string; scan?: number } = {},
-): Promise<BackfillPage> {
-  const scan = Math.max(1, Math.min(options.scan ?? 1000, 10_000));
-  const after = options.after ? sql`where id > ${options.after}::uuid` : sql``;
-  const result = await db.execute(sql`
-    with window_ as (
-      select id, content_hash from items ${after} order by id limit ${scan}::int
-    )
-    select w.id, w.content_hash,
-      not exists (
-        select 1 from item_chunks c
-        where c.item_id = w.id and c.model = ${key.model} and c.dimensions = ${key.dimensions}::int
-          and c.chunk_index = 0 and c.content_hash = w.content_hash
-      ) as missing
-    from window_ w order by w.id`);
-  const rows = result.rows as { id: string; content_hash: string; missing: boolean | string }[];
-  const last = rows.at(-1);
-  return {
-    items: rows
-      .filter((r) => r.missing === true || r.missing === "t" || r.missing === "true")
-      .map((r) => ({ id: r.id, contentHash: r.content_hash })),
-    nextAfter: rows.length === scan && last ? last.id : null,
-  };
-}
+// What chunking reads
 
 /**
  * What chunking needs of these items (those that still exist), with the hash to write their chunks under;
