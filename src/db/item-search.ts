@@ -202,7 +202,16 @@ function keywordCandidates(
   newest: number | undefined,
 ): SQL {
   const { strict, loose } = keywordTsquery(keyword);
-  const strictRows = matchingRows(subjectKey, [...conditions, sql`${items.search} @@ ${strict}`], newest);
+  // A phrase matches far fewer items than the AND of its words, which is all PostgreSQL estimates: expecting
+  // the newest matches early, it walked the viewer's items newest first and read every one ("weekly
+  // pipeline": 41 of 100,000, 600 ms). A phrase's matches are found through the text index instead.
+  const byTextIndex = keyword.websearch && keyword.strict.includes('"');
+  const strictRows = matchingRows(
+    subjectKey,
+    [...conditions, sql`${items.search} @@ ${strict}`],
+    newest,
+    byTextIndex,
+  );
   const looseRows = matchingRows(
     subjectKey,
     [
@@ -221,15 +230,28 @@ function keywordCandidates(
     from loose_m where id not in (select id from strict_m)`;
 }
 
-/** (id, occurred_at, search) of the visible rows passing `conditions`, the `newest` most recent of them. */
-function matchingRows(subjectKey: string, conditions: (SQL | undefined)[], newest: number | undefined): SQL {
+/**
+ * (id, occurred_at, search) of the visible rows passing `conditions`, the `newest` most recent of them.
+ * `byTextIndex` sorts the viewer's own matches by an expression no index provides, so they are found through
+ * the text index and sorted, not by walking the viewer's items newest first.
+ */
+function matchingRows(
+  subjectKey: string,
+  conditions: (SQL | undefined)[],
+  newest: number | undefined,
+  byTextIndex = false,
+): SQL {
   const [owned, shared] = visibleBranches(subjectKey);
   const columns = sql`${items.id} as id, ${items.occurredAt} as occurred_at, ${items.search} as search`;
   const order = newest === undefined ? sql`` : sql`order by occurred_at desc, id desc limit ${newest}::int`;
+  const ownOrder =
+    newest === undefined || !byTextIndex
+      ? order
+      : sql`order by ${items.occurredAt} + interval '0 s' desc, ${items.id} desc limit ${newest}::int`;
   // The shared branch is fenced by OFFSET 0, as in visibleRows.
   return sql`
     select * from (
-      (select ${columns} from ${items} where ${and(owned, ...conditions)} ${order})
+      (select ${columns} from ${items} where ${and(owned, ...conditions)} ${ownOrder})
       union all
       (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
         where ${and(sql`true`, ...conditions)} ${order})
