@@ -1,16 +1,26 @@
 /**
  * npm run eval -- [--generator provider:model] [--judge provider:model] [--answerer provider:model|keywords]
- *                 [--workspace demo|<folder>] [--json] [--out <file>] [--skip-scenarios]
+ *                 [--embedding openai:model|none] [--workspace demo|<folder>] [--json] [--out <file>]
+ *                 [--skip-scenarios]
  *
  * Scores memories against known facts (EVAL.md). Starts a throwaway local stack (bench/lib/bench-stack.ts:
- * fresh database, fresh Durable Object state), ingests the workspace, then one subject at a time: the
- * first (full) generation, then the refresh batch and a forced incremental refresh. Every LLM call goes
- * through a recording proxy (drafts, for the "dropped" share). Without --generator it runs on the fake
- * LLM's reference policies and the deterministic keyword answerer, as CI does.
+ * fresh database, fresh Durable Object state), ingests the workspace, waits until the embeddings queue has
+ * indexed it, then one subject at a time: the first (full) generation, then the refresh batch and a forced
+ * incremental refresh. Every LLM and embedding call goes through a recording proxy (drafts, for the
+ * "dropped" share; embedding calls and tokens, per run and for the indexing). Without --generator it runs
+ * on the fake LLM's reference policies, its embeddings (openai:fake-embedding) and the deterministic
+ * keyword answerer, as CI does.
+ *
+ * The embedding model: with the fake LLM its embeddings, or none with `--embedding none` (keyword-only
+ * search); with a real --generator `--embedding openai:<model>`, else EMBEDDING_MODEL from the environment
+ * (or .dev.vars), else none. Its endpoint is EMBEDDING_BASE_URL, else OPENAI_BASE_URL, else OpenAI's;
+ * EMBEDDING_DIMENSIONS is passed on. workers-ai models go through the AI binding, which the eval cannot
+ * count, and are refused.
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { BENCH_SECRET, startBenchStack } from "../bench/lib/bench-stack";
+import type { ApiItem } from "../fixtures/demo-workspace";
 import { readDevVars } from "../scripts/lib/dev-secret";
 import type { ModelRef } from "../src/domain/llm";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
@@ -37,13 +47,20 @@ import { startRecordingProxy } from "./recording-proxy";
 import { type FinishedRun, ServiceClient } from "./service-client";
 import { demoEvalWorkspace, folderEvalWorkspace, workspaceItems, workspaceMembers } from "./workspace";
 
-const FAKE = { generator: "anthropic:fake-generator", judge: "openai:fake-judge" };
+const FAKE = {
+  generator: "anthropic:fake-generator",
+  judge: "openai:fake-judge",
+  embedding: "openai:fake-embedding",
+};
+/** How long the eval waits for the embeddings queue after an ingest: the fake's, a real model's. */
+const INDEXING_TIMEOUT_MS = { fake: 60_000, real: 15 * 60_000 };
 
 const { values } = parseArgs({
   options: {
     generator: { type: "string" },
     judge: { type: "string" },
     answerer: { type: "string" },
+    embedding: { type: "string" },
     workspace: { type: "string", default: "demo" },
     json: { type: "boolean", default: false },
     out: { type: "string" },
@@ -60,13 +77,26 @@ const providerSettings = {
   anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
   openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
 };
+const embedding = chooseEmbedding();
 const log = (line: string) => console.error(`[eval] ${((Date.now() - started) / 1000).toFixed(1)} s ${line}`);
 
 const fake = fakeMode ? await startFakeLlm() : null;
 const proxy = await startRecordingProxy({
   anthropic: fake?.anthropicBaseUrl ?? providerSettings.anthropic.baseUrl ?? "https://api.anthropic.com",
   openai: fake?.openaiBaseUrl ?? providerSettings.openai.baseUrl ?? "https://api.openai.com/v1",
+  embedding:
+    fake?.openaiBaseUrl ??
+    env.EMBEDDING_BASE_URL ??
+    providerSettings.openai.baseUrl ??
+    "https://api.openai.com/v1",
 });
+const embeddingVars: Record<string, string> = embedding
+  ? {
+      EMBEDDING_MODEL: embedding,
+      EMBEDDING_BASE_URL: proxy.embeddingBaseUrl,
+      ...(!fake && env.EMBEDDING_DIMENSIONS ? { EMBEDDING_DIMENSIONS: env.EMBEDDING_DIMENSIONS } : {}),
+    }
+  : {};
 const keys = fake
   ? { ANTHROPIC_API_KEY: "fake-key", OPENAI_API_KEY: "fake-key" }
   : Object.fromEntries(
@@ -91,27 +121,54 @@ try {
     MIN_REFRESH_INTERVAL_MINUTES: "0",
     INGEST_DEBOUNCE_SECONDS: "3600",
     MAX_RUN_ATTEMPTS: "1",
+    ...embeddingVars,
   });
   const service = new ServiceClient(stack.url, BENCH_SECRET, fake ? 60_000 : 15 * 60_000);
   const members = workspaceMembers(workspace);
   await service.registerMembers(members);
   log(`registered ${members.length} members`);
+  const indexing = { calls: 0, inputTokens: 0, waitMs: 0 };
+  /**
+   * Waits for the embeddings queue to index what the last ingest changed, so every run sees the same
+   * index; the queue's embedding calls count as the workspace's indexing, not as the next run's.
+   */
+  const indexed = async () => {
+    const waitStarted = Date.now();
+    await service.untilIndexed(members[0]!, fake ? INDEXING_TIMEOUT_MS.fake : INDEXING_TIMEOUT_MS.real);
+    indexing.waitMs += Date.now() - waitStarted;
+    const use = proxy.takeEmbeddings();
+    indexing.calls += use.calls;
+    indexing.inputTokens += use.inputTokens;
+  };
+  const ingest = async (userId: string, items: ApiItem[]) => {
+    await service.ingest(userId, items);
+    await indexed();
+  };
+  /** A finished run's cost with the embedding calls made since the last take (the run's own: see indexed). */
+  const withEmbeddings = (run: FinishedRun): FinishedRun => ({
+    ...run,
+    cost: { ...run.cost, embeddings: proxy.takeEmbeddings() },
+  });
   for (const [owner, items] of Object.entries(workspace.items)) await service.ingest(owner, items);
-  log(`ingested ${Object.values(workspace.items).flat().length} items`);
+  await indexed();
+  log(
+    `ingested ${Object.values(workspace.items).flat().length} items` +
+      (embedding ? `, indexed with ${indexing.calls} embedding calls` : ""),
+  );
 
   const everything = workspaceItems(workspace);
   const observations: SubjectObservation[] = [];
   for (const { subject } of workspace.dataset.subjects) {
     if (subject.kind !== "user") throw new Error(`subject kind "${subject.kind}" is not supported yet`);
     proxy.takeDrafts();
-    const firstRun = await service.firstRun(subject.id);
+    const firstRun = withEmbeddings(await service.firstRun(subject.id));
     const full: ObservedPhase = {
       statements: await service.statements(subject.id),
       run: firstRun.cost,
       drafts: proxy.takeDrafts(),
     };
-    await service.ingest(subject.id, workspace.refresh[subject.id] ?? []);
-    const refreshRun = await service.refreshRun(subject.id, firstRun.id);
+    await ingest(subject.id, workspace.refresh[subject.id] ?? []);
+    const refreshRun = withEmbeddings(await service.refreshRun(subject.id, firstRun.id));
     const refreshed: ObservedPhase = {
       statements: await service.statements(subject.id),
       run: refreshRun.cost,
@@ -147,11 +204,11 @@ try {
     let contradictionRun: FinishedRun | null = null;
     let after = statements;
     if (contradictions.length > 0) {
-      await service.ingest(
+      await ingest(
         userId,
         contradictions.map((c) => c.item),
       );
-      contradictionRun = await service.refreshRun(userId, lastRunId);
+      contradictionRun = withEmbeddings(await service.refreshRun(userId, lastRunId));
       after = (await service.statements(userId)) ?? [];
     }
     await fetchCited(after);
@@ -165,9 +222,9 @@ try {
     let dismissalRun: FinishedRun | null = null;
     if (pick) {
       await service.dismiss(userId, pick.statement.id, "not true any more");
-      await service.ingest(userId, [touched(pick.item, new Date().toISOString())]);
+      await ingest(userId, [touched(pick.item, new Date().toISOString())]);
       proxy.takeDrafts();
-      dismissalRun = await service.refreshRun(userId, contradictionRun?.id ?? lastRunId);
+      dismissalRun = withEmbeddings(await service.refreshRun(userId, contradictionRun?.id ?? lastRunId));
       const drafts = proxy.takeDrafts();
       const final = (await service.statements(userId)) ?? [];
       dismissed = {
@@ -195,11 +252,12 @@ try {
   }
   const report = buildReport({
     dataset: workspace.dataset.name,
-    models: { generator, judge, answerer: answerer.name },
+    models: { generator, judge, answerer: answerer.name, embedding },
     startedAt: new Date(started).toISOString(),
     wallMs: Date.now() - started,
     subjects,
     answererUsage: answerer.usage(),
+    indexing,
   });
   const json = JSON.stringify(report, null, 2);
   if (values.out) writeFileSync(values.out, `${json}\n`);
@@ -230,6 +288,23 @@ function chooseAnswerer(): Answerer {
   const choice = values.answerer ?? (fakeMode ? "keywords" : generator);
   if (choice === "keywords") return keywordAnswerer();
   return llmAnswerer(parseModelRef("--answerer", choice), providerSettings);
+}
+
+/** The service's embedding model ("provider:model"), or null for keyword-only search (see the header). */
+function chooseEmbedding(): string | null {
+  if (fakeMode) {
+    if (values.embedding === undefined || values.embedding === "fake") return FAKE.embedding;
+    if (values.embedding === "none") return null;
+    throw new Error(
+      `--embedding with the fake LLM is "fake" or "none", not "${values.embedding}" (a real model needs --generator)`,
+    );
+  }
+  const choice = values.embedding ?? (env.EMBEDDING_MODEL || "none");
+  if (choice === "none") return null;
+  if (!/^openai:.+$/.test(choice)) {
+    throw new Error(`--embedding (or EMBEDDING_MODEL) must be openai:<model> or "none", not "${choice}"`);
+  }
+  return choice;
 }
 
 /** Checks a `provider:model` flag and returns it unchanged (the worker's setting). */

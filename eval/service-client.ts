@@ -1,6 +1,6 @@
 /**
- * The eval's view of the running service, through its public API only: ingest, wait for a run, read the
- * memory as JSON, read cited items as the subject, read the runs ledger.
+ * The eval's view of the running service, through its public API only: ingest, wait for the workspace's
+ * indexing and for a run, read the memory as JSON, read cited items as the subject, read the runs ledger.
  */
 import type { ApiItem } from "../fixtures/demo-workspace";
 import { signDevToken } from "../scripts/lib/token";
@@ -41,6 +41,27 @@ export class ServiceClient {
   async ingest(userId: string, items: ApiItem[]): Promise<void> {
     for (let i = 0; i < items.length; i += 400) {
       await postItems({ url: this.url, secret: this.secret, userId, items: items.slice(i, i + 400) });
+    }
+  }
+
+  /**
+   * Waits until no item of the workspace waits for the embeddings queue (GET /admin/embeddings `pending`
+   * is 0; as `adminId`, whose token has the admin scope), so a run sees every item indexed. Returns at
+   * once without an embedding model; throws after `timeoutMs`.
+   */
+  async untilIndexed(adminId: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await this.call(adminId, "GET", "/admin/embeddings");
+      if (!res.ok) throw new Error(`GET /admin/embeddings answered ${res.status}: ${await res.text()}`);
+      const status = (await res.json()) as { configured: boolean; items?: number; pending?: number };
+      if (!status.configured || status.pending === 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `${status.pending} of ${status.items} items still wait for the embeddings queue after ${timeoutMs} ms`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 

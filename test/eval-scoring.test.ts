@@ -13,7 +13,7 @@ import type {
 } from "../eval/lib/observation";
 import { privateShingles } from "../eval/lib/privacy";
 import { buildReport, formatReport } from "../eval/lib/report";
-import { rate, scoreSubject, totals } from "../eval/lib/score";
+import { costTotal, rate, scoreSubject, totals } from "../eval/lib/score";
 import type { EvalSubject } from "../fixtures/demo/eval-types";
 
 const item = (id: string, body: string, visible = true): CitedItem => ({ id, visible, title: "", body });
@@ -216,11 +216,12 @@ describe("eval scoring", () => {
     const text = formatReport(
       buildReport({
         dataset: "test",
-        models: { generator: "g", judge: "j", answerer: "keywords" },
+        models: { generator: "g", judge: "j", answerer: "keywords", embedding: "openai:e" },
         startedAt: "2026-01-01T00:00:00.000Z",
         wallMs: 1,
         subjects: [perfect, partial],
         answererUsage: {},
+        indexing: { calls: 3, inputTokens: 1200, waitMs: 500 },
       }),
     );
     for (const heading of [
@@ -233,9 +234,36 @@ describe("eval scoring", () => {
       "leaks",
       "tool calls",
       "wall ms",
+      "embed calls",
+      "embed tok",
+      "Workspace indexing",
     ]) {
       expect(text).toContain(heading);
     }
     expect(text).toContain("62.5% (5/8)");
+    expect(text).toContain(
+      "Workspace indexing (the embeddings queue after each ingest, not a run's cost): 3 calls, 1200 input tokens",
+    );
+  });
+
+  it("sums the runs' embedding calls and tokens; a run the proxy counted none for adds nothing", () => {
+    const run = (embeddings?: { calls: number; inputTokens: number }) => ({
+      status: "succeeded",
+      turns: 1,
+      toolCalls: 0,
+      inputTokens: 10,
+      outputTokens: 1,
+      usage: {},
+      wallMs: 5,
+      ...(embeddings ? { embeddings } : {}),
+    });
+    const total = costTotal([
+      run({ calls: 4, inputTokens: 90 }),
+      null,
+      run(),
+      run({ calls: 1, inputTokens: 7 }),
+    ]);
+    expect(total.runs).toBe(3);
+    expect(total.embeddings).toEqual({ calls: 5, inputTokens: 97 });
   });
 });

@@ -32,6 +32,14 @@ export interface RunCost {
   /** Per model ("provider:model"): tokens and calls. */
   usage: Record<string, { inputTokens: number; outputTokens: number; calls: number }>;
   wallMs: number;
+  /** The embedding calls the run made (counted by the eval's proxy; the ledger does not record them). */
+  embeddings?: EmbeddingUse;
+}
+
+/** Embedding calls (every request, whatever its answer) and the input tokens the answers reported. */
+export interface EmbeddingUse {
+  calls: number;
+  inputTokens: number;
 }
 
 export interface ObservedPhase {

@@ -1,15 +1,30 @@
 /** The eval report: a terminal table (quality per subject, then cost full vs incremental) and the JSON form. */
-import { type CostTotal, type Ratio, rate, type SubjectScores, type Totals, totals } from "./score";
+import type { EmbeddingUse } from "./observation";
+import {
+  type CostTotal,
+  costTotal,
+  type Ratio,
+  rate,
+  type SubjectScores,
+  type Totals,
+  totals,
+} from "./score";
 
 export interface EvalReport {
   dataset: string;
-  models: { generator: string; judge: string; answerer: string };
+  /** `embedding`: the service's embedding model, null when it had none (keyword-only search). */
+  models: { generator: string; judge: string; answerer: string; embedding: string | null };
   startedAt: string;
   wallMs: number;
   subjects: SubjectScores[];
   totals: Totals;
   /** Tokens the answerer spent scoring (not part of the service's cost). */
   answererUsage: Record<string, { inputTokens: number; outputTokens: number; calls: number }>;
+  /**
+   * The workspace's indexing: the embeddings queue's calls for every ingest of the eval (not a run's
+   * cost), and how long the eval waited for it before the runs.
+   */
+  indexing: EmbeddingUse & { waitMs: number };
 }
 
 export function buildReport(parts: Omit<EvalReport, "totals">): EvalReport {
@@ -32,7 +47,17 @@ const QUALITY_COLUMNS = [
   "leaks",
 ] as const;
 
-const COST_COLUMNS = ["subject", "run", "turns", "tool calls", "input tok", "output tok", "wall ms"] as const;
+const COST_COLUMNS = [
+  "subject",
+  "run",
+  "turns",
+  "tool calls",
+  "input tok",
+  "output tok",
+  "wall ms",
+  "embed calls",
+  "embed tok",
+] as const;
 
 const SCENARIO_COLUMNS = [
   "subject",
@@ -40,6 +65,7 @@ const SCENARIO_COLUMNS = [
   "dismissed gone",
   "restated by generator",
   "input tok (2 runs)",
+  "embed calls (2 runs)",
 ] as const;
 
 export function formatReport(report: EvalReport): string {
@@ -68,7 +94,7 @@ export function formatReport(report: EvalReport): string {
   ];
   const costRow = (subject: string, run: string, c: CostTotal | null) =>
     c === null
-      ? [subject, run, "-", "-", "-", "-", "-"]
+      ? [subject, run, "-", "-", "-", "-", "-", "-", "-"]
       : [
           subject,
           run,
@@ -77,9 +103,10 @@ export function formatReport(report: EvalReport): string {
           String(c.inputTokens),
           String(c.outputTokens),
           String(c.wallMs),
+          String(c.embeddings.calls),
+          String(c.embeddings.inputTokens),
         ];
-  const single = (c: SubjectScores["cost"]["full"]): CostTotal | null =>
-    c === null ? null : { runs: 1, ...c };
+  const single = (c: SubjectScores["cost"]["full"]): CostTotal | null => (c === null ? null : costTotal([c]));
   const cost = [
     ...report.subjects.flatMap((s) => [
       costRow(s.subject.id, `full (${s.cost.full?.status ?? "none"})`, single(s.cost.full)),
@@ -93,6 +120,16 @@ export function formatReport(report: EvalReport): string {
       ([model, u]) =>
         `  ${label.padEnd(12)} ${model}: ${u.calls} calls, ${u.inputTokens} input / ${u.outputTokens} output tokens`,
     );
+  const perEmbedding = (label: string, use: EmbeddingUse) =>
+    report.models.embedding === null
+      ? []
+      : [
+          `  ${label.padEnd(12)} ${report.models.embedding} (embeddings): ${use.calls} calls, ${use.inputTokens} input tokens`,
+        ];
+  const indexing =
+    report.models.embedding === null
+      ? "Workspace indexing: no embedding model (keyword-only search)"
+      : `Workspace indexing (the embeddings queue after each ingest, not a run's cost): ${report.indexing.calls} calls, ${report.indexing.inputTokens} input tokens; waited ${(report.indexing.waitMs / 1000).toFixed(1)} s for it`;
   const ratio = (a: number, b: number) => (b === 0 ? "n/a" : (a / b).toFixed(3));
   const withScenarios = report.subjects.filter((s) => s.scenarios !== null);
   const scenarioTable =
@@ -111,6 +148,10 @@ export function formatReport(report: EvalReport): string {
                 (s.scenarios!.cost.contradiction?.inputTokens ?? 0) +
                   (s.scenarios!.cost.dismissal?.inputTokens ?? 0),
               ),
+              String(
+                (s.scenarios!.cost.contradiction?.embeddings?.calls ?? 0) +
+                  (s.scenarios!.cost.dismissal?.embeddings?.calls ?? 0),
+              ),
             ]),
             [
               "TOTAL",
@@ -118,6 +159,7 @@ export function formatReport(report: EvalReport): string {
               pct(t.dismissedGone),
               String(t.dismissedRestated),
               String(t.scenarioRuns.inputTokens),
+              String(t.scenarioRuns.embeddings.calls),
             ],
           ]),
         ];
@@ -142,7 +184,10 @@ export function formatReport(report: EvalReport): string {
     "Tokens per model:",
     ...perModel("full", t.full.usage),
     ...perModel("incremental", t.incremental.usage),
+    ...perEmbedding("full", t.full.embeddings),
+    ...perEmbedding("incremental", t.incremental.embeddings),
     ...perModel("answerer", report.answererUsage),
+    indexing,
     `Incremental / full: input tokens ${ratio(t.incremental.inputTokens, t.full.inputTokens)}, tool calls ${ratio(t.incremental.toolCalls, t.full.toolCalls)}, wall time ${ratio(t.incremental.wallMs, t.full.wallMs)}`,
     `Eval wall time: ${(report.wallMs / 1000).toFixed(1)} s`,
     ...(problems.length > 0 ? ["", "Details:", ...problems] : []),

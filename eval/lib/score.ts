@@ -6,7 +6,7 @@ import type { EvalSubject, EvalSubjectRef } from "../../fixtures/demo/eval-types
 import type { Answerer } from "./answerer";
 import { draftOutcome } from "./drafts";
 import { matchesKeywords } from "./keywords";
-import type { RunCost, ScenarioObservation, SubjectObservation } from "./observation";
+import type { EmbeddingUse, RunCost, ScenarioObservation, SubjectObservation } from "./observation";
 import { findLeaks, type Leak } from "./privacy";
 
 export interface Ratio {
@@ -150,6 +150,8 @@ export interface CostTotal {
   outputTokens: number;
   usage: Record<string, { inputTokens: number; outputTokens: number; calls: number }>;
   wallMs: number;
+  /** The runs' embedding calls (search by meaning, the refresh's check by meaning). */
+  embeddings: EmbeddingUse;
 }
 
 /** Sums over subjects (micro-averages: every fact, statement and question weighs the same). */
@@ -188,6 +190,7 @@ export function costTotal(runs: (RunCost | null)[]): CostTotal {
     outputTokens: 0,
     usage: {},
     wallMs: 0,
+    embeddings: { calls: 0, inputTokens: 0 },
   };
   for (const r of runs) {
     if (!r) continue;
@@ -197,6 +200,8 @@ export function costTotal(runs: (RunCost | null)[]): CostTotal {
     out.inputTokens += r.inputTokens;
     out.outputTokens += r.outputTokens;
     out.wallMs += r.wallMs;
+    out.embeddings.calls += r.embeddings?.calls ?? 0;
+    out.embeddings.inputTokens += r.embeddings?.inputTokens ?? 0;
     for (const [model, u] of Object.entries(r.usage)) {
       const t = out.usage[model] ?? { inputTokens: 0, outputTokens: 0, calls: 0 };
       out.usage[model] = t;
