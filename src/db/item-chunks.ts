@@ -214,7 +214,7 @@ export interface VectorHit {
 }
 
 /** "auto" counts the visible items up to this many; at least this many, it takes the index. */
-export const VISIBLE_COUNT_CAP = 20_000;
+const VISIBLE_COUNT_CAP = 20_000;
 /**
  * A graph step's cost in exact scores (at 100,000 items of one viewer: about 18 µs a step, 4 µs a score,
  * bench/search-scale.ts).
@@ -267,24 +267,10 @@ export function vectorSearchQuery(
     options.until ? lt(items.occurredAt, options.until) : undefined,
     ...(options.where ?? []),
   ];
-  const strategy = options.strategy ?? "auto";
-  const exact = () => nearestExact(subjectKey, query, key, filters, candidates);
-  const byIndex = () => nearestByIndex(subjectKey, query, key, filters, candidates);
-  const nearest =
-    strategy === "exact"
-      ? exact()
-      : strategy === "index"
-        ? byIndex()
-        : sql`
-    with size as materialized (
-      select n >= ${VISIBLE_COUNT_CAP}::int
-        or n::float8 * n > greatest(n, all_chunks) * ${candidates * GRAPH_STEP_COST}::float8 as graph
-      from (${visibleCount(subjectKey, filters, VISIBLE_COUNT_CAP)}) v,
-        (select reltuples as all_chunks from pg_class where oid = 'item_chunks'::regclass) s
-    )
-    (select * from (${exact()}) e where not (select graph from size))
-    union all
-    (select * from (${byIndex()}) x where (select graph from size))`;
+  const plan = { exact: nearestExact, index: nearestByIndex, auto: nearestByEither }[
+    options.strategy ?? "auto"
+  ];
+  const nearest = plan(subjectKey, query, key, filters, candidates);
   return sql`
     select best.item_id, best.chunk_index, best.snippet, best.distance from (
       select distinct on (nearest.item_id) nearest.* from (${nearest}) nearest
@@ -292,6 +278,28 @@ export function vectorSearchQuery(
     ) best
     order by best.distance, best.item_id
     limit ${limit}::int`;
+}
+
+/** "auto": both plans behind one-time filters on the visible-items count, so only one of them runs. */
+function nearestByEither(
+  subjectKey: string,
+  query: number[],
+  key: EmbeddingKey,
+  filters: (SQL | undefined)[],
+  candidates: number,
+): SQL {
+  return sql`
+    with size as materialized (
+      select n >= ${VISIBLE_COUNT_CAP}::int
+        or n::float8 * n > greatest(n, all_chunks) * ${candidates * GRAPH_STEP_COST}::float8 as graph
+      from (${visibleCount(subjectKey, filters, VISIBLE_COUNT_CAP)}) v,
+        (select reltuples as all_chunks from pg_class where oid = 'item_chunks'::regclass) s
+    )
+    (select * from (${nearestExact(subjectKey, query, key, filters, candidates)}) e
+      where not (select graph from size))
+    union all
+    (select * from (${nearestByIndex(subjectKey, query, key, filters, candidates)}) x
+      where (select graph from size))`;
 }
 
 function nearestByIndex(
