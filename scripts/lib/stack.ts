@@ -21,6 +21,8 @@ export interface StackOptions {
   persistTo?: string;
   /** Another wrangler configuration than wrangler.toml (a benchmark's variant of it). */
   configPath?: string;
+  /** Another entry module than the configuration's `main` (a benchmark's worker around the product's). */
+  main?: string;
   /** Where wrangler's output goes; defaults to this process's stdout/stderr. */
   onOutput?: (chunk: string) => void;
   log?: (line: string) => void;
@@ -78,7 +80,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         throw new Error(`${err.message} (fix .dev.vars; see .dev.vars.example)`);
       throw err;
     }
-    const wrangler = spawnWrangler(options.port, options.persistTo, options.configPath, {
+    const wrangler = spawnWrangler(options, {
       ...options.vars,
       ...pick(vars, ["DATABASE_URL", "NEON_LOCAL_ENDPOINT", "AUTH_JWT_SECRET"]),
     });
@@ -99,12 +101,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 function spawnWrangler(
-  port: number,
-  persistTo: string | undefined,
-  configPath: string | undefined,
+  { port, persistTo, configPath, main }: StackOptions,
   vars: Record<string, string>,
 ): ChildProcess {
   const args = ["dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", String(port)];
+  if (main) args.splice(1, 0, main);
   if (persistTo) args.push("--persist-to", persistTo);
   if (configPath) args.push("--config", configPath);
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
