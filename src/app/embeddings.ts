@@ -43,18 +43,28 @@ export async function embedQueuedItems(
   services: EmbeddingServices,
   itemIds: string[],
 ): Promise<EmbedOutcome | null> {
-  const { embedder } = services;
-  if (!embedder) return null;
-  const outcome = await embedItems(itemIds, { embedder, chunks: services.embeddings });
-  // A model's first vectors bring its index (the daily upkeep builds it too, should this fail).
-  if (outcome.written.length > 0 && !indexedModels.has(embedder.model)) {
-    // Null when the written items went away meanwhile (the model's size is not known yet): next time.
-    if (await services.embeddings.ensureVectorIndex(refOf(embedder))) indexedModels.add(embedder.model);
-  }
-  return outcome;
+  if (!services.embedder) return null;
+  return embedItems(itemIds, { embedder: services.embedder, chunks: services.embeddings });
 }
 
-/** Models whose vector index this isolate has seen to. */
+/**
+ * A model's first vectors bring its index: the embeddings consumer calls this once it wrote some, and each
+ * isolate tries once per model (the daily upkeep builds a missing index too). A failure propagates, for the
+ * caller to log: the vectors are written and stay so.
+ */
+export async function ensureModelIndex(services: EmbeddingServices): Promise<void> {
+  const { embedder } = services;
+  if (!embedder || indexedModels.has(embedder.model)) return;
+  try {
+    // Null when the written items went away meanwhile (the model's size is not known yet): next time.
+    if (await services.embeddings.ensureVectorIndex(refOf(embedder))) indexedModels.add(embedder.model);
+  } catch (error) {
+    indexedModels.add(embedder.model);
+    throw error;
+  }
+}
+
+/** Models whose vector index this isolate has seen to (or failed to: the daily upkeep tries again). */
 const indexedModels = new Set<string>();
 
 /**

@@ -5,10 +5,12 @@
  * when its items were written or skipped; a provider error (rate limit, outage, timeout) or a database
  * error retries it through the queue after a growing delay (the provider's Retry-After when longer), up to
  * the queue's max_retries, then the dead-letter queue: never a retry loop here. A request the provider
- * refuses as malformed, or a malformed message, is logged and acked: retrying cannot fix it.
+ * refuses as malformed, or a malformed message, is logged and acked: retrying cannot fix it. After a batch
+ * that wrote vectors, the model's HNSW index is built if this isolate has not seen to it yet; a failure
+ * there is logged and changes nothing of the batch (the daily upkeep builds a missing index).
  */
 import { z } from "zod";
-import { embedQueuedItems } from "../app/embeddings";
+import { embedQueuedItems, ensureModelIndex } from "../app/embeddings";
 import type { Services } from "../app/services";
 import { EmbeddingError } from "../domain/embeddings";
 import { EMBED_MAX_ITEMS } from "../domain/item-embedding";
@@ -87,6 +89,12 @@ export async function consumeEmbedBatch(
       log("warn", "embed_message_retried", { ...fields, delaySeconds });
       message.retry({ delaySeconds });
     }
+  }
+  if (report.written > 0) {
+    // The model's index, once per isolate; a failure leaves the written vectors and the acks as they are.
+    await ensureModelIndex(services).catch((error) =>
+      log("warn", "vector_index_build_failed", { queue: batch.queue, ...services.errors.logFields(error) }),
+    );
   }
   log("info", "embed_batch", { queue: batch.queue, ...report });
   return report;

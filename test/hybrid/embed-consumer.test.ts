@@ -169,4 +169,40 @@ describe("the embeddings consumer", () => {
     expect((left.rows[0] as { n: number }).n).toBe(0);
     expect(await chunkCount([id!])).toBeGreaterThan(0);
   });
+
+  it("acks a batch whose vectors were written even when building the model's index fails, and logs it", async () => {
+    const base = buildServices(env as Env);
+    const embedder = base.embedder!;
+    // A model of its own, so this isolate has not built its index yet.
+    const services: Services = {
+      ...base,
+      embedder: {
+        model: `openai:fake-embedding-${crypto.randomUUID().slice(0, 8)}`,
+        dimensions: embedder.dimensions,
+        maxInputTokens: embedder.maxInputTokens,
+        embed: (texts, purpose, options) => embedder.embed(texts, purpose, options),
+      },
+      embeddings: {
+        ...base.embeddings,
+        ensureVectorIndex: async () => {
+          throw new Error("canceling statement due to statement timeout");
+        },
+      },
+    };
+    const owner = newUserId("index-fails");
+    const [id] = await stored(services, owner, ["A note embedded while its index cannot be built."]);
+    const warnings: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => void warnings.push(String(line));
+    try {
+      const { report, result } = await consume(services, [{ itemIds: [id] }]);
+      expect(report).toMatchObject({ written: 1, retried: 0 });
+      expect(result.explicitAcks).toEqual(["m-0"]);
+      expect(result.retryMessages).toEqual([]);
+    } finally {
+      console.log = log;
+    }
+    expect(warnings.some((w) => w.includes('"msg":"vector_index_build_failed"'))).toBe(true);
+    expect(await chunkCount([id!])).toBeGreaterThan(0);
+  });
 });
