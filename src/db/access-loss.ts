@@ -17,7 +17,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { RemovedStatement, Statement } from "../domain/memory";
 import type { RedactedVersion } from "../memory/erasure-store";
 import { redactVersion } from "../memory/redaction";
-import type { Db } from "./client";
+import { type Db, statementDeadline } from "./client";
 import { parseJson, uuidArray } from "./sql-values";
 
 /** Concurrent redactions of one version are retried this many times. */
@@ -69,13 +69,11 @@ export async function writeWithRedaction(
   const dismissals = hasCandidates(candidates)
     ? [forgetDismissals(db, candidatesWhere(candidates), lostAfter(change))]
     : [];
-  const batch = [
-    ...dismissals,
-    ...writes,
-    applyRedactions(db, payload, at),
-    syncCurrentMarkdown(db, payload, at),
-  ];
-  const results = (await db.batch(batch as [BatchItem, ...BatchItem[]])).slice(dismissals.length);
+  // The worker's deadline first: a write it gave up on (a 503) is stopped by the database too, instead of
+  // committing later (behind a lock, say) for the client's retry to find "unchanged".
+  const lead = [db.execute(statementDeadline()), ...dismissals];
+  const batch = [...lead, ...writes, applyRedactions(db, payload, at), syncCurrentMarkdown(db, payload, at)];
+  const results = (await db.batch(batch as [BatchItem, ...BatchItem[]])).slice(lead.length);
   const updated = results[writes.length] as { rows: Record<string, unknown>[] };
   await repairMissed(db, missedIds(payload, updated.rows), at);
   return {
