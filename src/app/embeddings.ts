@@ -57,7 +57,10 @@ export async function ensureModelIndex(services: EmbeddingServices): Promise<voi
   if (!embedder || indexedModels.has(embedder.model)) return;
   try {
     // Null when the written items went away meanwhile (the model's size is not known yet): next time.
-    if (await services.embeddings.ensureVectorIndex(refOf(embedder))) indexedModels.add(embedder.model);
+    const key = await services.embeddings.vectorKey(refOf(embedder));
+    if (!key) return;
+    await services.embeddings.ensureVectorIndex(key);
+    indexedModels.add(embedder.model);
   } catch (error) {
     indexedModels.add(embedder.model);
     throw error;
@@ -78,9 +81,12 @@ export async function maintainVectorIndex(
 ): Promise<VectorIndexReport | null> {
   const { embedder } = services;
   if (!embedder) return null;
-  const index = await services.embeddings.ensureVectorIndex(refOf(embedder));
-  const removed = await services.embeddings.removeOtherModels(refOf(embedder), removeLimit);
-  return { index: index?.name ?? null, indexCreated: index?.created ?? false, ...removed };
+  const key = await services.embeddings.vectorKey(refOf(embedder));
+  // Before the model's first vector its size is not known: nothing to index, nothing to tell apart.
+  if (!key) return { index: null, indexCreated: false, chunks: 0, indexes: [] };
+  const index = await services.embeddings.ensureVectorIndex(key);
+  const removed = await services.embeddings.removeOtherModels(key, removeLimit);
+  return { index: index.name, indexCreated: index.created, ...removed };
 }
 
 export interface VectorIndexReport extends OtherModelsRemoved {

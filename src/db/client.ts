@@ -29,6 +29,20 @@ export function statementDeadline(): SQL {
 }
 
 /**
+ * One statement after the database's deadline and its own settings (SET LOCAL), in one batch: one
+ * transaction, one round trip. Answers the statement's rows.
+ */
+export async function runWithDeadline(
+  db: Db,
+  statement: SQL,
+  settings: SQL[] = [],
+): Promise<Record<string, unknown>[]> {
+  const statements = [statementDeadline(), ...settings, statement].map((s) => db.execute(s));
+  const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+  return (results.at(-1)?.rows ?? []) as Record<string, unknown>[];
+}
+
+/**
  * Points the Neon driver at the local stand-in. Only ever called when NEON_LOCAL_ENDPOINT is
  * explicitly configured; production leaves the driver's defaults (Neon's own endpoints).
  */

@@ -16,7 +16,7 @@ import type {
   NearItemsOptions,
 } from "../domain/item-embedding";
 import type { ItemKind } from "../domain/item-schema";
-import type { Db } from "./client";
+import { type Db, runWithDeadline } from "./client";
 import { sha256Hex } from "./content-hash";
 import { visibleBranches, visibleTo } from "./item-rows";
 import { items } from "./schema";
@@ -270,7 +270,7 @@ export function vectorSearchQuery(
   const plan = { exact: nearestExact, index: nearestByIndex, auto: nearestByEither }[
     options.strategy ?? "auto"
   ];
-  const nearest = plan(subjectKey, query, key, filters, candidates);
+  const nearest = plan({ subjectKey, query, key, filters, candidates });
   return sql`
     select best.item_id, best.chunk_index, best.snippet, best.distance from (
       select distinct on (nearest.item_id) nearest.* from (${nearest}) nearest
@@ -280,14 +280,18 @@ export function vectorSearchQuery(
     limit ${limit}::int`;
 }
 
+/** What each plan answers: the `candidates` chunks nearest to `query` that the viewer may see. */
+interface NearestQuery {
+  subjectKey: string;
+  query: number[];
+  key: EmbeddingKey;
+  filters: (SQL | undefined)[];
+  candidates: number;
+}
+
 /** "auto": both plans behind one-time filters on the visible-items count, so only one of them runs. */
-function nearestByEither(
-  subjectKey: string,
-  query: number[],
-  key: EmbeddingKey,
-  filters: (SQL | undefined)[],
-  candidates: number,
-): SQL {
+function nearestByEither(nearest: NearestQuery): SQL {
+  const { subjectKey, filters, candidates } = nearest;
   return sql`
     with size as materialized (
       select n >= ${VISIBLE_COUNT_CAP}::int
@@ -295,20 +299,12 @@ function nearestByEither(
       from (${visibleCount(subjectKey, filters, VISIBLE_COUNT_CAP)}) v,
         (select reltuples as all_chunks from pg_class where oid = 'item_chunks'::regclass) s
     )
-    (select * from (${nearestExact(subjectKey, query, key, filters, candidates)}) e
-      where not (select graph from size))
+    (select * from (${nearestExact(nearest)}) e where not (select graph from size))
     union all
-    (select * from (${nearestByIndex(subjectKey, query, key, filters, candidates)}) x
-      where (select graph from size))`;
+    (select * from (${nearestByIndex(nearest)}) x where (select graph from size))`;
 }
 
-function nearestByIndex(
-  subjectKey: string,
-  query: number[],
-  key: EmbeddingKey,
-  filters: (SQL | undefined)[],
-  candidates: number,
-): SQL {
+function nearestByIndex({ subjectKey, query, key, filters, candidates }: NearestQuery): SQL {
   const { cast } = vectorType(key.dimensions);
   const distance = sql`(c.embedding::${sql.raw(cast)} <=> ${vectorLiteral(query)}::${sql.raw(cast)})`;
   // The access rule and the filters as a correlated EXISTS, kept a filter of the graph scan by OFFSET 0 (an
@@ -327,21 +323,14 @@ function nearestByIndex(
     limit ${candidates}::int`;
 }
 
-function nearestExact(
-  subjectKey: string,
-  query: number[],
-  key: EmbeddingKey,
-  filters: (SQL | undefined)[],
-  candidates: number,
-): SQL {
+function nearestExact({ subjectKey, query, key, filters, candidates }: NearestQuery): SQL {
   const [owned, shared] = visibleBranches(subjectKey);
   // No cast in the ORDER BY, so no HNSW index can serve it: every distance of the viewer's chunks.
   const distance = sql`(c.embedding <=> ${vectorLiteral(query)}::vector)`;
   // LATERAL, fenced by OFFSET 0 so the planner cannot flatten it, pins the join order whatever the
   // statistics say: the visible items first, then each one's chunks by the primary key's prefix. A plain
-  // join let the planner, misled by a chunks table not yet
-  // analysed (one row estimated), put the chunks outside and rescan every visible item per chunk: 4.3 s
-  // for 1,500 items.
+  // join let the planner, misled by a chunks table not yet analysed (one row estimated), put the chunks
+  // outside and rescan every visible item per chunk: 4.3 s for 1,500 items.
   return sql`
     select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
     from (
@@ -387,8 +376,8 @@ export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
 }
 
 /**
- * Runs vectorSearchQuery: one statement for "exact"; otherwise with its settings in one batch (one
- * transaction over neon-http, which SET LOCAL needs).
+ * Runs vectorSearchQuery, with its settings unless "exact" (runWithDeadline: one transaction, which SET
+ * LOCAL needs).
  */
 export async function searchByVector(
   db: Db,
@@ -398,14 +387,8 @@ export async function searchByVector(
   options: VectorSearchOptions = {},
 ): Promise<VectorHit[]> {
   const statement = vectorSearchQuery(subjectKey, query, key, options);
-  let rows: Record<string, unknown>[];
-  if (options.strategy !== "exact") {
-    const statements = [...vectorSearchSettings(options), statement].map((s) => db.execute(s));
-    const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-    rows = results.at(-1)?.rows ?? [];
-  } else {
-    rows = (await db.execute(statement)).rows;
-  }
+  const settings = options.strategy === "exact" ? [] : vectorSearchSettings(options);
+  const rows = await runWithDeadline(db, statement, settings);
   return rows.map((row) => ({
     itemId: String(row.item_id),
     distance: Number(row.distance),

@@ -21,7 +21,7 @@ import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
-import { type Db, statementDeadline } from "./client";
+import { type Db, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunks";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { type KeywordQuery, keywordQuery } from "./keyword-query";
@@ -167,7 +167,7 @@ async function rankedSearch(
     ${after}
     order by f.score desc, i.occurred_at desc, i.id desc
     limit ${limit + 1}::int`;
-  const rows = await runSearch(db, fused, vectorSearchSettings(vectorOptions));
+  const rows = await runWithDeadline(db, fused, vectorSearchSettings(vectorOptions));
   const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
   const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
@@ -276,7 +276,7 @@ async function keywordSearch(
   const after = cursor
     ? sql`where (c.score, i.occurred_at, i.id) < (${cursor.rank}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
-  const rows = await runSearch(
+  const rows = await runWithDeadline(
     db,
     sql`
     with c as (${keywordCandidates(subjectKey, keyword, conditions, newest)})
@@ -296,16 +296,6 @@ async function keywordSearch(
       ? encodeCursor({ rank: last.rank, occurredAt: last.occurredAt, id: last.id, floor })
       : null;
   return { items: page, nextCursor };
-}
-
-/**
- * A ranked search's statement after its settings (SET LOCAL) and the database's deadline: one transaction,
- * one round trip.
- */
-async function runSearch(db: Db, statement: SQL, settings: SQL[] = []): Promise<Record<string, unknown>[]> {
-  const statements = [statementDeadline(), ...settings, statement].map((s) => db.execute(s));
-  const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-  return (results.at(-1)?.rows ?? []) as Record<string, unknown>[];
 }
 
 /** Everything that passes the filters, newest first; the snippet is cut from the page's rows only. */

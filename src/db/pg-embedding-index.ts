@@ -5,7 +5,7 @@
  * size only.
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { EmbeddingIndex, EmbeddingKey, EmbeddingModelRef } from "../domain/item-embedding";
+import type { EmbeddingIndex, EmbeddingModelRef } from "../domain/item-embedding";
 import type { Db } from "./client";
 import { deleteOtherModelChunks, dropOtherVectorIndexes, ensureVectorIndex, nearItems } from "./item-chunks";
 import { createPgChunkStore } from "./pg-chunk-store";
@@ -16,26 +16,20 @@ export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
     where c.item_id = ${item}.id and c.model = ${ref.model} and c.chunk_index = 0
       and c.content_hash = ${item}.content_hash
       ${ref.dimensions === null ? sql`` : sql`and c.dimensions = ${ref.dimensions}::int`})`;
-  /** The model's vector size: configured, else its stored vectors' (null before the first is written). */
-  const keyOf = async (ref: EmbeddingModelRef): Promise<EmbeddingKey | null> => {
-    if (ref.dimensions !== null) return { model: ref.model, dimensions: ref.dimensions };
-    const result = await db.execute(
-      sql`select dimensions from item_chunks where model = ${ref.model} limit 1`,
-    );
-    const row = result.rows[0] as { dimensions: unknown } | undefined;
-    return row ? { model: ref.model, dimensions: Number(row.dimensions) } : null;
-  };
   return {
     ...createPgChunkStore(db),
-    async ensureVectorIndex(ref) {
-      const key = await keyOf(ref);
-      return key ? ensureVectorIndex(db, key) : null;
+    async vectorKey(ref) {
+      if (ref.dimensions !== null) return { model: ref.model, dimensions: ref.dimensions };
+      const result = await db.execute(
+        sql`select dimensions from item_chunks where model = ${ref.model} limit 1`,
+      );
+      const row = result.rows[0] as { dimensions: unknown } | undefined;
+      return row ? { model: ref.model, dimensions: Number(row.dimensions) } : null;
     },
-    async removeOtherModels(ref, limit) {
-      const key = await keyOf(ref);
-      if (!key) return { chunks: 0, indexes: [] };
-      const chunks = await deleteOtherModelChunks(db, key, limit);
-      return { chunks, indexes: chunks < limit ? await dropOtherVectorIndexes(db, key) : [] };
+    ensureVectorIndex: (key) => ensureVectorIndex(db, key),
+    async removeOtherModels(keep, limit) {
+      const chunks = await deleteOtherModelChunks(db, keep, limit);
+      return { chunks, indexes: chunks < limit ? await dropOtherVectorIndexes(db, keep) : [] };
     },
     nearItems: (subjectKey, queries, itemIds, key, options) =>
       nearItems(db, subjectKey, queries, itemIds, key, options),

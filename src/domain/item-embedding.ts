@@ -116,13 +116,12 @@ export interface EmbeddingIndex extends ChunkStore, NearItems {
     page: { after: string | null; scan: number },
   ): Promise<{ itemIds: string[]; nextAfter: string | null }>;
   counts(workspace: string, ref: EmbeddingModelRef): Promise<EmbeddingCounts>;
-  /**
-   * Builds the model's vector index if it is missing (null while the model has no vectors and no
-   * configured size). Idempotent; built concurrently, so writes go on meanwhile.
-   */
-  ensureVectorIndex(ref: EmbeddingModelRef): Promise<{ name: string; created: boolean } | null>;
+  /** The model's vector size: configured, else its stored vectors' (null before the first is written). */
+  vectorKey(ref: EmbeddingModelRef): Promise<EmbeddingKey | null>;
+  /** Builds the model's vector index if it is missing. Idempotent; built concurrently, so writes go on. */
+  ensureVectorIndex(key: EmbeddingKey): Promise<{ name: string; created: boolean }>;
   /** Removes up to `limit` vectors of other models (or sizes), and their indexes once none are left. */
-  removeOtherModels(ref: EmbeddingModelRef, limit: number): Promise<OtherModelsRemoved>;
+  removeOtherModels(keep: EmbeddingKey, limit: number): Promise<OtherModelsRemoved>;
 }
 
 export interface OtherModelsRemoved {
