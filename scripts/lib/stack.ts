@@ -3,6 +3,7 @@
  * `wrangler dev` in front of them. Used by `npm run dev` and by the benchmarks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { type AddressInfo, createServer } from "node:net";
 import { ConfigError, parseConfig } from "../../src/config/config";
 import { devSecret, ROOT, readDevVars } from "./dev-secret";
 import { EMBEDDED_MAX_CLIENT_CONNECTIONS, startEmbeddedPostgres } from "./embedded-postgres";
@@ -80,7 +81,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         throw new Error(`${err.message} (fix .dev.vars; see .dev.vars.example)`);
       throw err;
     }
-    const wrangler = spawnWrangler(options, {
+    const inspectorPort = await freePort();
+    const wrangler = spawnWrangler(options, inspectorPort, {
       ...options.vars,
       ...pick(vars, ["DATABASE_URL", "NEON_LOCAL_ENDPOINT", "AUTH_JWT_SECRET"]),
     });
@@ -100,11 +102,25 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 }
 
+/** A port nothing listens on now: wrangler's inspector defaults to 9229, which another process may hold. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 function spawnWrangler(
   { port, persistTo, configPath, main }: StackOptions,
+  inspectorPort: number,
   vars: Record<string, string>,
 ): ChildProcess {
   const args = ["dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", String(port)];
+  args.push("--inspector-port", String(inspectorPort));
   if (main) args.splice(1, 0, main);
   if (persistTo) args.push("--persist-to", persistTo);
   if (configPath) args.push("--config", configPath);
