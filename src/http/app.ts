@@ -7,6 +7,7 @@ import { finishAudit } from "../app/audit";
 import type { EndpointContext, ProtocolEndpoint } from "../app/endpoint";
 import type { ErrorModel } from "../app/errors";
 import type { Services } from "../app/services";
+import { OPERATIONS } from "../contract/operations";
 import { userAgentProduct } from "../domain/audit";
 import { AppError } from "../domain/errors";
 import type { Env } from "../env";
@@ -15,18 +16,35 @@ import type { AppEnv } from "./context";
 import { crossOrigin } from "./cors";
 import { errorResponse } from "./errors";
 import { allowedMethods } from "./method-not-allowed";
+import { registerOperations } from "./operation-routes";
 import { protectedResourceMetadataUrl } from "./protected-resource";
 import { adminEmbeddingsRoutes } from "./routes/admin-embeddings";
-import { auditRoutes, usageRoutes } from "./routes/audit";
-import { health } from "./routes/health";
+import { auditRoutes } from "./routes/audit";
+import { healthRoutes } from "./routes/health";
 import { ingestAddressRoutes } from "./routes/ingest-address";
-import { itemsRoutes } from "./routes/items";
+import { itemRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
 import { membersRoutes } from "./routes/members";
-import { memoryRoutes, ownMemory } from "./routes/memory";
+import { ownMemoryRoutes, teamMemoryRoutes } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
 import { teamsRoutes } from "./routes/teams";
 import { wellKnownRoutes } from "./routes/well-known";
+
+/** Every operation's handler; registerOperations refuses a table entry without one. */
+const ROUTES = [
+  ...healthRoutes,
+  ...openApiRoutes,
+  ...wellKnownRoutes,
+  ...itemRoutes,
+  ...ownMemoryRoutes,
+  ...teamMemoryRoutes,
+  ...membersRoutes,
+  ...teamsRoutes,
+  ...meRoutes,
+  ...ingestAddressRoutes,
+  ...adminEmbeddingsRoutes,
+  ...auditRoutes,
+];
 
 export interface AppDeps {
   services(env: Env, ctx: ExecutionContext): Services;
@@ -69,19 +87,7 @@ export function createApp(deps: AppDeps) {
   });
   app.use(crossOrigin(() => app.routes, deps.endpoints));
 
-  app.route("/health", health);
-  app.route("/items", itemsRoutes);
-  app.route("/memory", ownMemory.route("/", memoryRoutes));
-  app.route("/members", membersRoutes);
-  app.route("/teams", teamsRoutes);
-  app.route("/me/ingest-address", ingestAddressRoutes);
-  app.route("/me", meRoutes);
-  app.route("/admin/embeddings", adminEmbeddingsRoutes);
-  app.route("/audit", auditRoutes);
-  app.route("/usage", usageRoutes);
-  for (const [path, endpoint] of Object.entries(deps.endpoints)) app.route(path, endpointRoute(endpoint));
-  app.route("/.well-known", wellKnownRoutes);
-  app.route("/openapi.json", openApiRoutes);
+  registerOperations(app, OPERATIONS, ROUTES, endpointRoute, deps.endpoints);
 
   app.notFound((c) => {
     const allowed = allowedMethods(app.routes, c.req.path);

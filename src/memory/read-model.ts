@@ -82,19 +82,6 @@ export function matchesIfNoneMatch(header: string | null | undefined, etag: stri
   return header.split(",").some((tag) => tag.trim() === "*" || bare(tag) === bare(etag));
 }
 
-/** Parses ?wait=N: absent → 0; an integer 0..30 otherwise, else null (a 400). */
-export function parseWait(value: string | undefined): number | null {
-  if (value === undefined || value === "") return 0;
-  if (!/^\d{1,3}$/.test(value)) return null;
-  const seconds = Number(value);
-  return seconds <= MAX_WAIT_SECONDS ? seconds : null;
-}
-
-export function parseFormat(value: string | undefined): MemoryFormat | null {
-  if (value === undefined || value === "" || value === "markdown") return "markdown";
-  return value === "json" ? "json" : null;
-}
-
 /** One statement as ?format=json serves it. */
 export interface ServedStatement {
   id: string;

@@ -484,6 +484,9 @@ class IssueIngestAddressResponse(TypedDict):
     allowedSenders: List[str]
 
 
+McpRequest = Dict[str, Any]
+
+
 class _ErrorErrorRequired(TypedDict):
     #: Stable error code (bad_request, unauthorized, not_found, rate_limited, …)
     code: str

@@ -3,13 +3,11 @@
  * time, cursor paginated; `?format=ndjson` exports every matching event as one JSON object a line.
  * GET /usage (admin): the usage ledger per subject, by estimated cost unless sorted otherwise.
  */
-import { Hono } from "hono";
 import { exportWorkspaceAudit, workspaceAudit } from "../../app/audit";
 import { workspaceUsage } from "../../app/usage";
-import { AppError } from "../../domain/errors";
-import { auditFilterOf, usageRangeOf, usageSortOf } from "../audit-requests";
-import { authenticate, requireScope } from "../auth";
-import type { AppEnv } from "../context";
+import * as op from "../../contract/operations";
+import { route } from "../operation-routes";
+import { definedOf } from "./me";
 
 /** An export stops after this many events (page with since/until for more). */
 export const MAX_EXPORT_EVENTS = 100_000;
@@ -17,46 +15,37 @@ const EXPORT_PAGE = 1000;
 
 // The admin scope is checked by the operations, after an export's event has begun (so a refused export is
 // recorded too).
-export const auditRoutes = new Hono<AppEnv>().use(authenticate()).get("/", async (c) => {
-  const format = c.req.query("format") ?? "json";
-  if (format !== "json" && format !== "ndjson") {
-    throw new AppError("bad_request", 'format must be "json" or "ndjson"');
-  }
-  const services = c.get("services");
-  const caller = c.get("caller");
-  const filter = auditFilterOf((name) => c.req.query(name));
-  if (format === "json") return c.json(await workspaceAudit(services, caller, filter));
-  // The first page is read before answering, so a bad cursor or a database that is down is a clean error.
-  const first = await exportWorkspaceAudit(services, caller, { ...filter, limit: EXPORT_PAGE });
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      let page = first;
-      let sent = 0;
-      for (;;) {
-        const lines = page.events.map((event) => `${JSON.stringify(event)}\n`).join("");
-        if (lines) controller.enqueue(encoder.encode(lines));
-        sent += page.events.length;
-        if (!page.nextCursor || sent >= MAX_EXPORT_EVENTS) break;
-        page = await workspaceAudit(services, caller, {
-          ...filter,
-          limit: EXPORT_PAGE,
-          cursor: page.nextCursor,
-        });
-      }
-      controller.close();
-    },
-  });
-  return c.body(body, 200, { "Content-Type": "application/x-ndjson; charset=utf-8" });
-});
+export const auditRoutes = [
+  route(op.workspaceAudit, async (c, { query: { format, ...query } }) => {
+    const services = c.get("services");
+    const caller = c.get("caller");
+    const filter = definedOf(query);
+    if (format === "json") return c.json(await workspaceAudit(services, caller, filter));
+    // The first page is read before answering, so a bad cursor or a database that is down is a clean error.
+    const first = await exportWorkspaceAudit(services, caller, { ...filter, limit: EXPORT_PAGE });
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        let page = first;
+        let sent = 0;
+        for (;;) {
+          const lines = page.events.map((event) => `${JSON.stringify(event)}\n`).join("");
+          if (lines) controller.enqueue(encoder.encode(lines));
+          sent += page.events.length;
+          if (!page.nextCursor || sent >= MAX_EXPORT_EVENTS) break;
+          page = await workspaceAudit(services, caller, {
+            ...filter,
+            limit: EXPORT_PAGE,
+            cursor: page.nextCursor,
+          });
+        }
+        controller.close();
+      },
+    });
+    return c.body(body, 200, { "Content-Type": "application/x-ndjson; charset=utf-8" });
+  }),
 
-export const usageRoutes = new Hono<AppEnv>()
-  .use(authenticate())
-  .use(requireScope("admin"))
-  .get("/", async (c) => {
-    const range = usageRangeOf((name) => c.req.query(name));
-    const sort = usageSortOf(c.req.query("sort"));
-    return c.json(
-      await workspaceUsage(c.get("services"), c.get("caller"), { ...range, ...(sort ? { sort } : {}) }),
-    );
-  });
+  route(op.workspaceUsage, async (c, { query }) =>
+    c.json(await workspaceUsage(c.get("services"), c.get("caller"), definedOf(query))),
+  ),
+];

@@ -1,31 +1,27 @@
 /** The workspace store's HTTP API: batch ingest, search, read and delete, all scoped to the caller. */
-import { Hono } from "hono";
 import { getItem, ingestItems, removeItem, searchItems } from "../../app/items";
-import { MAX_BODY_BYTES } from "../../domain/item-schema";
-import { authenticate, requireScope } from "../auth";
-import type { AppEnv } from "../context";
-import { parseIngestBody, parseSearchParams } from "../item-requests";
-import { readJsonBody } from "../read-body";
+import * as op from "../../contract/operations";
+import { parseIngestBody } from "../item-requests";
+import { route } from "../operation-routes";
 
-export const itemsRoutes = new Hono<AppEnv>()
-  .use(authenticate())
+export const itemRoutes = [
+  route(op.ingestItems, async (c, { body }) =>
+    c.json({
+      items: await ingestItems(c.get("services"), c.get("caller").subjectKey, parseIngestBody(body)),
+    }),
+  ),
 
-  .post("/", requireScope("items:write"), async (c) => {
-    const inputs = parseIngestBody(await readJsonBody(c.req.raw, MAX_BODY_BYTES));
-    return c.json({ items: await ingestItems(c.get("services"), c.get("caller").subjectKey, inputs) });
-  })
+  route(op.searchItems, async (c, { query: { kind, ...query } }) =>
+    c.json(await searchItems(c.get("services"), c.get("caller").subjectKey, { ...query, kinds: kind })),
+  ),
 
-  .get("/", requireScope("memory:read"), async (c) => {
-    const query = parseSearchParams((name) => c.req.queries(name));
-    return c.json(await searchItems(c.get("services"), c.get("caller").subjectKey, query));
-  })
-
-  .get("/:id", requireScope("memory:read"), async (c) =>
-    c.json(await getItem(c.get("services"), c.get("caller").subjectKey, c.req.param("id"))),
-  )
+  route(op.getItem, async (c, { params }) =>
+    c.json(await getItem(c.get("services"), c.get("caller").subjectKey, params.id)),
+  ),
 
   // The owner deletes; a sharee leaves the share. Either is also where derived memories get redacted.
-  .delete("/:id", requireScope("items:write"), async (c) => {
-    await removeItem(c.get("services"), c.get("caller").subjectKey, c.req.param("id"));
+  route(op.deleteItem, async (c, { params }) => {
+    await removeItem(c.get("services"), c.get("caller").subjectKey, params.id);
     return c.body(null, 204);
-  });
+  }),
+];

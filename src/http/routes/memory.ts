@@ -1,47 +1,35 @@
 /**
- * A subject's memory: GET / (from the edge cache on a hit, else one indexed query; never through the
- * Durable Object; ?asOf= reads the version current then), history and diffs, refresh, and dismissals.
- * Mounted twice: at /memory for the caller's own memory, and at /teams/:team/memory for a team's (the
- * teams routes resolve the subject after checking membership). Handlers read the subject key from the
- * context, set by the middleware in front of them. For GET /memory itself, authentication reads the
- * caller's memory entry from the cache together with their admission (one cache round trip), and GET /
- * decides from that entry instead of reading the cache again.
+ * A subject's memory: GET (from the edge cache on a hit, else one indexed query; never through the Durable
+ * Object; ?asOf= reads the version current then), history and diffs, refresh, and dismissals. The same
+ * handlers serve the caller's own memory at /memory and a team's at /teams/:team/memory: the middleware
+ * in front of them sets whose memory it is (for a team, after checking membership). For GET /memory
+ * itself, authentication reads the caller's memory entry from the cache together with their admission
+ * (one cache round trip), and the handler decides from that entry instead of reading the cache again.
  */
-import { type Context, Hono } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import {
   memoryRuns,
   memoryVersion,
   memoryVersions,
   readSubjectMemory,
   refreshMemory,
+  teamSubject,
 } from "../../app/memory";
 import {
   dismissStatement,
   listDismissals,
   MAX_DISMISSAL_REASON_CHARS,
   memoryAsOf,
-  parseInstant,
   versionDiff,
   withdrawDismissal,
 } from "../../app/statements";
+import type { MemoryOperations } from "../../contract/memory-operations";
+import * as op from "../../contract/operations";
 import { AppError } from "../../domain/errors";
-import { PAGE_LIMIT } from "../../domain/pages";
-import { emptyBody, matchesIfNoneMatch, parseFormat, parseWait, servedBody } from "../../memory/read-model";
-import { authenticate, requireScope } from "../auth";
+import { emptyBody, matchesIfNoneMatch, servedBody } from "../../memory/read-model";
 import type { AppEnv } from "../context";
-import { readJsonBody } from "../read-body";
-import { dismissBodySchema } from "../statement-schemas";
-
-const MAX_DISMISS_BODY_BYTES = 16 * 1024;
-
-/** GET /memory itself (not its history or refresh): the one request whose memory entry is read ahead. */
-const readsOwnMemory = (c: Context<AppEnv>) => c.req.method === "GET" && c.req.path === "/memory";
-
-/** The subject whose memory the request reads: the caller's own. */
-export const ownMemory = new Hono<AppEnv>().use(authenticate({ readsOwnMemory })).use(async (c, next) => {
-  c.set("subject", c.get("caller").subjectKey);
-  await next();
-});
+import { type Route, route } from "../operation-routes";
+import { validBody } from "../validation";
 
 const subjectOf = (c: Context<AppEnv>) => c.get("subject");
 
@@ -51,110 +39,124 @@ function entryReadAhead(c: Context<AppEnv>) {
   return entry?.subject === subjectOf(c) ? entry.memory : undefined;
 }
 
-const pageOf = (c: Context<AppEnv>) => ({
-  limit: parseLimit(c.req.query("limit")),
-  cursor: c.req.query("cursor"),
-});
+/** The caller's own memory. */
+const callerSubject: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("subject", c.get("caller").subjectKey);
+  await next();
+};
 
-export const memoryRoutes = new Hono<AppEnv>()
+/**
+ * A team's memory: members only. The caller's teams come from their cached admission when authenticate()
+ * had it (no database round trip), else from the store.
+ */
+const teamMember: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const teams = c.get("membership")?.teams;
+  c.set("subject", await teamSubject(c.get("services"), c.get("caller"), c.req.param("team") ?? "", teams));
+  await next();
+};
 
-  .get("/", requireScope("memory:read"), async (c) => {
-    const wait = parseWait(c.req.query("wait"));
-    if (wait === null)
-      throw new AppError("bad_request", "wait must be a whole number of seconds from 0 to 30");
-    const format = parseFormat(c.req.query("format"));
-    if (format === null) throw new AppError("bad_request", 'format must be "markdown" or "json"');
-    const asOf = c.req.query("asOf");
-    if (asOf !== undefined) {
-      if (wait > 0) throw new AppError("bad_request", "asOf reads a past version; it takes no wait");
-      const past = await memoryAsOf(c.get("services"), subjectOf(c), parseInstant(asOf, "asOf"), format);
-      c.header("ETag", past.etag);
-      c.header("Cache-Control", "private, no-cache");
-      if (matchesIfNoneMatch(c.req.header("if-none-match"), past.etag)) return c.body(null, 304);
-      return c.json(past.body);
-    }
-    const decision = await readSubjectMemory(c.get("services"), subjectOf(c), {
-      waitSeconds: wait,
-      cached: entryReadAhead(c),
-    });
-    switch (decision.kind) {
-      case "ready": {
-        c.header("ETag", decision.etag);
-        c.header("Cache-Control", "private, no-cache");
-        if (matchesIfNoneMatch(c.req.header("if-none-match"), decision.etag)) return c.body(null, 304);
-        return c.json(servedBody(decision.memory, decision.stale, format));
-      }
-      case "generating":
-        c.header("Retry-After", String(decision.retryAfterSeconds));
-        c.header("Cache-Control", "no-store");
-        return c.json({ status: "generating", retryAfter: decision.retryAfterSeconds }, 202);
-      case "empty":
-        c.header("Cache-Control", "private, no-cache");
-        return c.json(emptyBody(format));
-      case "unavailable":
-        throw new AppError(decision.problem.code, decision.problem.message, { details: decision.details });
-    }
-  })
+function memoryRoutes(
+  ops: MemoryOperations,
+  subject: MiddlewareHandler<AppEnv>,
+  readsAhead: boolean,
+): Route[] {
+  const before = [subject];
+  return [
+    route(
+      ops.getMemory,
+      async (c, { query: { wait, format, asOf } }) => {
+        if (asOf !== undefined) {
+          if (wait > 0) throw new AppError("bad_request", "asOf reads a past version; it takes no wait");
+          const past = await memoryAsOf(c.get("services"), subjectOf(c), asOf, format);
+          c.header("ETag", past.etag);
+          c.header("Cache-Control", "private, no-cache");
+          if (matchesIfNoneMatch(c.req.header("if-none-match"), past.etag)) return c.body(null, 304);
+          return c.json(past.body);
+        }
+        const decision = await readSubjectMemory(c.get("services"), subjectOf(c), {
+          waitSeconds: wait,
+          cached: entryReadAhead(c),
+        });
+        switch (decision.kind) {
+          case "ready": {
+            c.header("ETag", decision.etag);
+            c.header("Cache-Control", "private, no-cache");
+            if (matchesIfNoneMatch(c.req.header("if-none-match"), decision.etag)) return c.body(null, 304);
+            return c.json(servedBody(decision.memory, decision.stale, format));
+          }
+          case "generating":
+            c.header("Retry-After", String(decision.retryAfterSeconds));
+            c.header("Cache-Control", "no-store");
+            return c.json({ status: "generating", retryAfter: decision.retryAfterSeconds }, 202);
+          case "empty":
+            c.header("Cache-Control", "private, no-cache");
+            return c.json(emptyBody(format));
+          case "unavailable":
+            throw new AppError(decision.problem.code, decision.problem.message, {
+              details: decision.details,
+            });
+        }
+      },
+      { before, ...(readsAhead ? { authenticate: { readsOwnMemory: () => true } } : {}) },
+    ),
 
-  .get("/runs", requireScope("memory:read"), async (c) =>
-    c.json(await memoryRuns(c.get("services"), subjectOf(c), pageOf(c))),
-  )
+    route(
+      ops.listRuns,
+      async (c, { query }) => c.json(await memoryRuns(c.get("services"), subjectOf(c), query)),
+      { before },
+    ),
 
-  .get("/versions", requireScope("memory:read"), async (c) =>
-    c.json(await memoryVersions(c.get("services"), subjectOf(c), pageOf(c))),
-  )
+    route(
+      ops.listVersions,
+      async (c, { query }) => c.json(await memoryVersions(c.get("services"), subjectOf(c), query)),
+      { before },
+    ),
 
-  .get("/versions/:id", requireScope("memory:read"), async (c) =>
-    c.json(await memoryVersion(c.get("services"), subjectOf(c), c.req.param("id"))),
-  )
+    route(
+      ops.getVersion,
+      async (c, { params }) => c.json(await memoryVersion(c.get("services"), subjectOf(c), params.id)),
+      { before },
+    ),
 
-  .get("/versions/:id/diff", requireScope("memory:read"), async (c) =>
-    c.json(await versionDiff(c.get("services"), subjectOf(c), c.req.param("id"), c.req.query("against"))),
-  )
+    route(
+      ops.diffVersion,
+      async (c, { params, query }) =>
+        c.json(await versionDiff(c.get("services"), subjectOf(c), params.id, query.against)),
+      { before },
+    ),
 
-  .post("/statements/:id/dismiss", requireScope("items:write"), async (c) => {
-    const empty = !c.req.raw.body || c.req.header("content-length") === "0";
-    const raw = empty ? {} : await readJsonBody(c.req.raw, MAX_DISMISS_BODY_BYTES);
-    const parsed = dismissBodySchema.safeParse(raw ?? {});
-    if (!parsed.success) {
-      throw new AppError(
-        "validation_failed",
-        `reason must be a string of at most ${MAX_DISMISSAL_REASON_CHARS} characters`,
-        {
-          details: {
-            issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-          },
-        },
-      );
-    }
-    const result = await dismissStatement(
-      c.get("services"),
-      subjectOf(c),
-      c.req.param("id"),
-      parsed.data.reason ?? null,
-    );
-    if (result.etag) c.header("ETag", result.etag);
-    return c.json(result, 201);
-  })
+    route(
+      ops.dismissStatement,
+      async (c, { params, body }) => {
+        const { reason } = validBody(ops.dismissStatement.body.schema, body ?? {}, {
+          key: "issues",
+          message: `reason must be a string of at most ${MAX_DISMISSAL_REASON_CHARS} characters`,
+        });
+        const result = await dismissStatement(c.get("services"), subjectOf(c), params.id, reason ?? null);
+        if (result.etag) c.header("ETag", result.etag);
+        return c.json(result, 201);
+      },
+      { before },
+    ),
 
-  .get("/dismissals", requireScope("memory:read"), async (c) =>
-    c.json(await listDismissals(c.get("services"), subjectOf(c))),
-  )
+    route(ops.listDismissals, async (c) => c.json(await listDismissals(c.get("services"), subjectOf(c))), {
+      before,
+    }),
 
-  .delete("/dismissals/:id", requireScope("items:write"), async (c) => {
-    await withdrawDismissal(c.get("services"), subjectOf(c), c.req.param("id"));
-    return c.body(null, 204);
-  })
+    route(
+      ops.withdrawDismissal,
+      async (c, { params }) => {
+        await withdrawDismissal(c.get("services"), subjectOf(c), params.id);
+        return c.body(null, 204);
+      },
+      { before },
+    ),
 
-  .post("/refresh", requireScope("memory:read"), async (c) =>
-    c.json(await refreshMemory(c.get("services"), subjectOf(c)), 202),
-  );
-
-function parseLimit(value: string | undefined): number {
-  if (value === undefined || value === "") return PAGE_LIMIT.default;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > PAGE_LIMIT.max) {
-    throw new AppError("bad_request", `limit must be a whole number from 1 to ${PAGE_LIMIT.max}`);
-  }
-  return n;
+    route(ops.refreshMemory, async (c) => c.json(await refreshMemory(c.get("services"), subjectOf(c)), 202), {
+      before,
+    }),
+  ];
 }
+
+export const ownMemoryRoutes = memoryRoutes(op.ownMemory, callerSubject, true);
+export const teamMemoryRoutes = memoryRoutes(op.teamMemory, teamMember, false);

@@ -1,8 +1,10 @@
 /** GET /.well-known/oauth-protected-resource[/mcp]: RFC 9728 metadata in JWKS mode, 404 otherwise. */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { SCOPES } from "../../app/caller";
+import * as op from "../../contract/operations";
 import { notFound } from "../../domain/errors";
 import type { AppEnv } from "../context";
+import { route } from "../operation-routes";
 import { protectedResourceMetadata } from "../protected-resource";
 
 const serve = (path: "" | "/mcp") => (c: Context<AppEnv>) => {
@@ -12,6 +14,7 @@ const serve = (path: "" | "/mcp") => (c: Context<AppEnv>) => {
   return c.json(metadata);
 };
 
-export const wellKnownRoutes = new Hono<AppEnv>()
-  .get("/oauth-protected-resource", serve(""))
-  .get("/oauth-protected-resource/mcp", serve("/mcp"));
+export const wellKnownRoutes = [
+  route(op.protectedResourceMetadata, serve("")),
+  route(op.mcpProtectedResourceMetadata, serve("/mcp")),
+];
