@@ -23,6 +23,7 @@ import {
   demoWorkspace,
   isDemoUserId,
 } from "../fixtures/demo-workspace";
+import type { UpsertStatus } from "../src/domain/items";
 import { isWorkspaceId } from "../src/domain/workspaces";
 import { devSecret } from "./lib/dev-secret";
 import { signDevToken } from "./lib/token";
@@ -59,7 +60,7 @@ export interface LoadSummary {
 }
 
 interface IngestAnswer {
-  items: { id: string; source: string; externalId: string; status: "created" | "updated" | "unchanged" }[];
+  items: { id: string; source: string; externalId: string; status: UpsertStatus }[];
 }
 
 const ATTEMPTS = 4;

@@ -18,6 +18,8 @@ import {
 } from "../domain/email-authentication";
 import { senderAllowed, tokenOf } from "../domain/ingest-addresses";
 import { itemInputSchema } from "../domain/item-schema";
+import type { UpsertStatus } from "../domain/items";
+import { sha256Hex } from "../domain/sha256";
 import { parseSubjectKey } from "../domain/workspaces";
 import { parseEmail } from "../import/email";
 import { ingestItems } from "./items";
@@ -27,9 +29,7 @@ export const INBOUND_SOURCE = "email";
 
 export type Refusal = { accepted: false; reason: string };
 export type Admission = { accepted: true; owner: string } | Refusal;
-export type Delivery =
-  | { accepted: true; externalId: string; status: "created" | "updated" | "unchanged" }
-  | Refusal;
+export type Delivery = { accepted: true; externalId: string; status: UpsertStatus } | Refusal;
 
 const refuse = (reason: string): Refusal => ({ accepted: false, reason });
 
@@ -140,9 +140,4 @@ async function placementOf(
 function moreParticipants(metadata: Record<string, unknown> | undefined): string[] {
   const more = metadata?.moreParticipants;
   return Array.isArray(more) ? more.filter((p): p is string => typeof p === "string") : [];
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -9,13 +9,13 @@ import {
   isoDateTime,
   itemInputSchema,
   itemKindSchema,
+  MAX_ITEMS_PER_REQUEST,
   safeString,
   storableInstant,
 } from "../domain/item-schema";
 import { type ItemProblem, repeatedKeys, SEARCH_MODES } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 
-export const MAX_ITEMS_PER_REQUEST = 500;
 /** Distinct users one request may share with: every one of them gets a refresh trigger. */
 export const MAX_SHARE_TARGETS_PER_REQUEST = 1000;
 

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { AUDIT_ACTIONS, AUDIT_CHANNELS } from "../domain/audit";
 import { ITEM_KINDS } from "../domain/item-schema";
-import { RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
+import { UPSERT_STATUSES } from "../domain/items";
+import { REMOVAL_REASONS, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const dateTime = z.iso.datetime({ offset: true });
 const kind = z.enum(ITEM_KINDS);
@@ -25,7 +26,7 @@ export const ingestResponse = z.object({
       id: z.uuid(),
       source: z.string(),
       externalId: z.string(),
-      status: z.enum(["created", "updated", "unchanged"]),
+      status: z.enum(UPSERT_STATUSES),
     }),
   ),
 });
@@ -122,7 +123,7 @@ export const memoryAsOfResponse = z.object({
   citations: z.array(citation),
 });
 
-const removalReason = z.enum(["superseded", "unsupported", "dropped", "redacted", "dismissed"]);
+const removalReason = z.enum(REMOVAL_REASONS);
 
 /** GET …/versions/:id/diff. */
 export const versionDiffResponse = z.object({

@@ -4,8 +4,7 @@
  * tables are derived from OPERATIONS; docs/contract.md shows how to add one.
  */
 import { z } from "zod";
-import { MAX_ITEMS_PER_REQUEST } from "../app/item-input";
-import { itemInputSchema, MAX_BODY_BYTES } from "../domain/item-schema";
+import { itemInputSchema, MAX_BODY_BYTES, MAX_ITEMS_PER_REQUEST } from "../domain/item-schema";
 import * as res from "./answers";
 import { memoryOperations } from "./memory-operations";
 import { type Answer, type Operation, operation } from "./operation";

@@ -16,7 +16,5 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+/** The hash of the content (one definition, in the domain). */
+export { sha256Hex } from "../domain/sha256";

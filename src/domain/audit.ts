@@ -3,6 +3,8 @@
  * AuditSink, the queue), and the append-only store they end in. Never item text, never query text.
  */
 
+import { sha256Hex } from "./sha256";
+
 export const AUDIT_ACTIONS = [
   "memory.read",
   "memory.version.read",
@@ -92,10 +94,8 @@ export async function erasedName(workspaceId: string, userId: string): Promise<s
   return `${ERASED_PREFIX}${(await sha256Hex(`${workspaceId}\u001f${userId}`)).slice(0, 32)}`;
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+/** A search's queryHash is this hash of its text. */
+export { sha256Hex };
 
 /** The product of a User-Agent (`curl/8.5.0` of `curl/8.5.0 (x86_64)`), bounded; null without one. */
 export function userAgentProduct(header: string | null | undefined): string | null {

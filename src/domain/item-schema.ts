@@ -23,6 +23,8 @@ export type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** Bytes of one request body, and characters of one item's body. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Items one POST /items may carry (the clients split larger batches by this and MAX_BODY_BYTES). */
+export const MAX_ITEMS_PER_REQUEST = 500;
 export const MAX_PARTICIPANTS = 500;
 export const MAX_SHARE_TARGETS_PER_ITEM = 100;
 const MAX_SHARE_TARGET_LENGTH = 255;

@@ -40,7 +40,9 @@ export function repeatedKeys(
   return problems;
 }
 
-export type UpsertStatus = "created" | "updated" | "unchanged";
+/** What an upsert did to an item. */
+export const UPSERT_STATUSES = ["created", "updated", "unchanged"] as const;
+export type UpsertStatus = (typeof UPSERT_STATUSES)[number];
 
 export interface UpsertOutcome {
   id: string;

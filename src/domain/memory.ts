@@ -137,3 +137,7 @@ export interface Salvage {
   dropped: number;
   statements: DroppedStatement[];
 }
+
+/** Why a statement a version held is not in a later one (a diff's `removed[].reason`). */
+export const REMOVAL_REASONS = ["superseded", "unsupported", "dropped", "redacted", "dismissed"] as const;
+export type RemovalReason = (typeof REMOVAL_REASONS)[number];

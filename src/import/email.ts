@@ -7,9 +7,10 @@
  * email-headers.ts (NULs removed, lengths and the participants cap kept, dates within years 1-9999).
  */
 import PostalMime, { type Address, type Email } from "postal-mime";
+import { sha256Hex } from "../domain/sha256";
 import { boundParticipants, cleanHeaderText, headerDate, mailboxText } from "./email-headers";
 import type { ImportEvent, ImportItem, RecordPosition } from "./records";
-import { boundedText, htmlToText, sha256Hex } from "./text";
+import { boundedText, htmlToText } from "./text";
 
 /** Metadata lists stay far below the API's 10,000 values and 256 KB of metadata. */
 const MAX_ATTACHMENTS_LISTED = 500;

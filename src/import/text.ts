@@ -80,12 +80,6 @@ export function boundedText(text: string, max = MAX_BODY_CHARS): { text: string;
     : { text: clean, truncated: false };
 }
 
-/** Hex SHA-256 of bytes (Web Crypto: the same in Node and in Workers). */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A size limit in bytes as people write it: `64 MB`, `0.5 MB`. */
 export function megabytes(bytes: number): string {
   return `${Number((bytes / 1024 / 1024).toFixed(3))} MB`;

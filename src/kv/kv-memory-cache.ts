@@ -12,6 +12,7 @@
  * membershipAndMemory reads both of its keys with one bulk get (one round trip to KV, not two).
  */
 import { isRunErrorCode, MEMORY_STATUSES, type MemoryStatus } from "../domain/memory";
+import { sha256Hex } from "../domain/sha256";
 import type { CachedMembership, MemoryCache, ServedMemory } from "../memory/memory-cache";
 import { MIN_ENTRY_TTL_SECONDS } from "../memory/memory-cache";
 
@@ -93,9 +94,7 @@ export const membershipKey = (memberKey: string) => keyOf("member", memberKey);
 async function keyOf(kind: string, subjectKey: string): Promise<string> {
   const encoded = encodeURIComponent(subjectKey);
   if (encoded.length <= MAX_ENCODED_KEY) return `${kind}/${encoded}`;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(subjectKey));
-  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${kind}/#${hex}`;
+  return `${kind}/#${await sha256Hex(subjectKey)}`;
 }
 
 function encodeMemory(memory: ServedMemory): MemoryEntry {

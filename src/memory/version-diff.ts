@@ -11,11 +11,9 @@
  * one lost too after it was written (redacted or dismissed), is listed without its text, which may have
  * come from an item the subject can no longer see.
  */
-import type { DroppedStatement } from "../domain/memory";
+import type { DroppedStatement, RemovalReason } from "../domain/memory";
 import type { Citation, VersionDetail } from "./memory-reader";
 import { type ServedStatement, servedStatements } from "./read-model";
-
-export type RemovalReason = "superseded" | "unsupported" | "dropped" | "redacted" | "dismissed";
 
 export interface RemovedEntry {
   statement:
