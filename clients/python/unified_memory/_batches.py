@@ -6,8 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, List, Sequence, Tuple
 
-MAX_BATCH_ITEMS = 500
-MAX_BATCH_BYTES = 5 * 1024 * 1024
+from ._generated import MAX_BATCH_BYTES, MAX_BATCH_ITEMS
+
+__all__ = ["MAX_BATCH_BYTES", "MAX_BATCH_ITEMS"]
 #: ``{"items":[`` and ``]}`` around the items.
 _ENVELOPE_BYTES = 12
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+from typing import Any, Dict, List, Literal, NamedTuple, Optional, Tuple, TypedDict, Union
 
 #: The version of the API (OpenAPI info.version) these types were generated from.
 API_VERSION = "0.1.0"
@@ -500,3 +500,64 @@ class ErrorError(_ErrorErrorRequired, total=False):
 
 class Error(TypedDict):
     error: ErrorError
+
+
+#: Items one POST /items carries at most.
+MAX_BATCH_ITEMS = 500
+#: Bytes of JSON one POST /items carries at most.
+MAX_BATCH_BYTES = 5242880
+
+
+class Operation(NamedTuple):
+    """One operation of the API: method, path (``{name}`` for a path parameter), parameters, success statuses."""
+
+    method: str
+    path: str
+    params: Tuple[str, ...]
+    query: Tuple[str, ...]
+    answers: Tuple[int, ...]
+
+
+OPERATIONS: Dict[str, Operation] = {
+    "health": Operation("GET", "/health", (), (), (200,)),
+    "openapi": Operation("GET", "/openapi.json", (), (), (200,)),
+    "protectedResourceMetadata": Operation("GET", "/.well-known/oauth-protected-resource", (), (), (200,)),
+    "mcpProtectedResourceMetadata": Operation("GET", "/.well-known/oauth-protected-resource/mcp", (), (), (200,)),
+    "ingestItems": Operation("POST", "/items", (), (), (200,)),
+    "searchItems": Operation("GET", "/items", (), ("q", "mode", "kind", "since", "until", "people", "limit", "cursor"), (200,)),
+    "getItem": Operation("GET", "/items/{id}", ("id",), (), (200,)),
+    "deleteItem": Operation("DELETE", "/items/{id}", ("id",), (), (204,)),
+    "getMemory": Operation("GET", "/memory", (), ("wait", "format", "asOf"), (200, 202, 304)),
+    "diffVersion": Operation("GET", "/memory/versions/{id}/diff", ("id",), ("against",), (200,)),
+    "dismissStatement": Operation("POST", "/memory/statements/{id}/dismiss", ("id",), (), (201,)),
+    "listDismissals": Operation("GET", "/memory/dismissals", (), (), (200,)),
+    "withdrawDismissal": Operation("DELETE", "/memory/dismissals/{id}", ("id",), (), (204,)),
+    "refreshMemory": Operation("POST", "/memory/refresh", (), (), (202,)),
+    "listRuns": Operation("GET", "/memory/runs", (), ("limit", "cursor"), (200,)),
+    "listVersions": Operation("GET", "/memory/versions", (), ("limit", "cursor"), (200,)),
+    "getVersion": Operation("GET", "/memory/versions/{id}", ("id",), (), (200,)),
+    "listMembers": Operation("GET", "/members", (), (), (200,)),
+    "addMember": Operation("PUT", "/members/{user}", ("user",), (), (200, 201)),
+    "removeMember": Operation("DELETE", "/members/{user}", ("user",), (), (204,)),
+    "listTeams": Operation("GET", "/teams", (), (), (200,)),
+    "getTeam": Operation("GET", "/teams/{team}", ("team",), (), (200,)),
+    "putTeam": Operation("PUT", "/teams/{team}", ("team",), (), (200, 201)),
+    "deleteTeam": Operation("DELETE", "/teams/{team}", ("team",), (), (204,)),
+    "getTeamMemory": Operation("GET", "/teams/{team}/memory", ("team",), ("wait", "format", "asOf"), (200, 202, 304)),
+    "diffTeamVersion": Operation("GET", "/teams/{team}/memory/versions/{id}/diff", ("team", "id"), ("against",), (200,)),
+    "dismissTeamStatement": Operation("POST", "/teams/{team}/memory/statements/{id}/dismiss", ("team", "id"), (), (201,)),
+    "listTeamDismissals": Operation("GET", "/teams/{team}/memory/dismissals", ("team",), (), (200,)),
+    "withdrawTeamDismissal": Operation("DELETE", "/teams/{team}/memory/dismissals/{id}", ("team", "id"), (), (204,)),
+    "refreshTeamMemory": Operation("POST", "/teams/{team}/memory/refresh", ("team",), (), (202,)),
+    "listTeamRuns": Operation("GET", "/teams/{team}/memory/runs", ("team",), ("limit", "cursor"), (200,)),
+    "listTeamVersions": Operation("GET", "/teams/{team}/memory/versions", ("team",), ("limit", "cursor"), (200,)),
+    "getTeamVersion": Operation("GET", "/teams/{team}/memory/versions/{id}", ("team", "id"), (), (200,)),
+    "embeddingStatus": Operation("GET", "/admin/embeddings", (), (), (200,)),
+    "eraseMe": Operation("DELETE", "/me", (), (), (204,)),
+    "myAudit": Operation("GET", "/me/audit", (), ("actor", "action", "since", "until", "limit", "cursor"), (200,)),
+    "myUsage": Operation("GET", "/me/usage", (), ("since", "until"), (200,)),
+    "workspaceAudit": Operation("GET", "/audit", (), ("actor", "subject", "action", "since", "until", "limit", "cursor", "format"), (200,)),
+    "workspaceUsage": Operation("GET", "/usage", (), ("since", "until", "sort"), (200,)),
+    "issueIngestAddress": Operation("POST", "/me/ingest-address", (), (), (200, 201)),
+    "revokeIngestAddress": Operation("DELETE", "/me/ingest-address", (), (), (204,)),
+}

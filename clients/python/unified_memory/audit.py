@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Iterator, Optional, cast
 
+from ._operations import route
 from ._pages import Pages
 from ._time import Day, Instant, iso_day, iso_instant
 from ._transport import QueryValue, Transport
@@ -15,7 +16,7 @@ from .types import AuditEvent, AuditPage, WorkspaceUsage
 
 def audit_pages(
     transport: Transport,
-    path: str,
+    operation_id: str,
     *,
     actor: Optional[str] = None,
     subject: Optional[str] = None,
@@ -24,7 +25,7 @@ def audit_pages(
     until: Optional[Instant] = None,
     limit: Optional[int] = None,
 ) -> Pages[AuditEvent, AuditPage]:
-    """Audit events newest first, across pages, from GET ``path`` (/me/audit or /audit)."""
+    """Audit events newest first, across pages, from ``myAudit`` (GET /me/audit) or ``workspaceAudit`` (GET /audit)."""
     query = {
         "actor": actor,
         "subject": subject,
@@ -34,7 +35,7 @@ def audit_pages(
         "limit": limit,
     }
     return Pages(
-        lambda cursor: cast(AuditPage, transport.json("GET", path, query={**query, "cursor": cursor})),
+        lambda cursor: cast(AuditPage, transport.json(*route(operation_id), query={**query, "cursor": cursor})),
         lambda page: (page["events"], page["nextCursor"]),
     )
 
@@ -62,7 +63,7 @@ class Audit:
         """Events newest first, across pages: ``for event in client.audit.list(subject="ada")``."""
         return audit_pages(
             self._transport,
-            "/audit",
+            "workspaceAudit",
             actor=actor,
             subject=subject,
             action=action,
@@ -94,7 +95,7 @@ class Audit:
             "format": "ndjson",
         }
         response = self._transport.send(
-            "GET", "/audit", query=query, headers={"Accept": "application/x-ndjson"}
+            *route("workspaceAudit"), query=query, headers={"Accept": "application/x-ndjson"}
         )
         for number, line in enumerate(response.body.decode("utf-8").split("\n"), start=1):
             if not line.strip():
@@ -123,4 +124,4 @@ class Usage:
         """Each subject with its totals and days, by estimated cost unless ``sort`` (``"tokens"``,
         ``"subject"``) says otherwise. Days are UTC and inclusive; at most 366 in all."""
         query = {**usage_query(since, until), "sort": sort}
-        return cast(WorkspaceUsage, self._transport.json("GET", "/usage", query=query))
+        return cast(WorkspaceUsage, self._transport.json(*route("workspaceUsage"), query=query))

@@ -42,7 +42,7 @@ class Client:
             sleep=sleep,
         )
         #: The caller's own memory.
-        self.memory = Memory(transport, "/memory")
+        self.memory = Memory(transport, None)
         self.items = Items(transport)
         #: Teams, and a team's memory: ``client.teams.memory("payments").get()``.
         self.teams = Teams(transport)

@@ -6,9 +6,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast
-from urllib.parse import quote
 
 from ._batches import MAX_BATCH_BYTES, MAX_BATCH_ITEMS, EncodedItem, batch_body, encode_items, plan_batches
+from ._operations import route
 from ._pages import Pages
 from ._time import Instant, iso_instant
 from ._transport import Transport
@@ -100,7 +100,7 @@ class Items:
 
         def send(batch: List[EncodedItem], round: int) -> List[UpsertItemResult]:
             try:
-                body: Any = self._transport.json("POST", "/items", body_bytes=batch_body(batch))
+                body: Any = self._transport.json(*route("ingestItems"), body_bytes=batch_body(batch))
                 counted()
                 answered: List[Dict[str, Any]] = _items_of(body)
                 if len(answered) != len(batch):
@@ -184,17 +184,17 @@ class Items:
             "limit": limit,
         }
         return Pages(
-            lambda cursor: cast(SearchPage, self._transport.json("GET", "/items", query={**query, "cursor": cursor})),
+            lambda cursor: cast(SearchPage, self._transport.json(*route("searchItems"), query={**query, "cursor": cursor})),
             lambda page: (page["items"], page["nextCursor"]),
         )
 
     def get(self, id: str) -> Item:
         """One item with its links both ways (``not_found`` for an item the caller cannot see)."""
-        return cast(Item, self._transport.json("GET", f"/items/{quote(id, safe='')}"))
+        return cast(Item, self._transport.json(*route("getItem", {"id": id})))
 
     def delete(self, id: str) -> None:
         """The owner deletes the item; a direct sharee leaves it. Memories citing it are redacted at once."""
-        self._transport.send("DELETE", f"/items/{quote(id, safe='')}")
+        self._transport.send(*route("deleteItem", {"id": id}))
 
 
 def _failed(

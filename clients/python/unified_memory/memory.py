@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Dict, List, Optional, cast
+from typing import Any, Dict, List, Optional, Tuple, cast
 
+from ._operations import TEAM_OPERATIONS, route
 from ._pages import Pages
 from ._time import Instant, iso_instant
 from ._transport import Transport
@@ -27,9 +28,15 @@ API_MAX_WAIT_SECONDS = 30
 
 
 class Memory:
-    def __init__(self, transport: Transport, base: str) -> None:
+    def __init__(self, transport: Transport, team: Optional[str]) -> None:
+        """``team`` None: the caller's own memory."""
         self._transport = transport
-        self._base = base
+        self._team = team
+
+    def _route(self, operation_id: str, **params: str) -> Tuple[str, str]:
+        if self._team is None:
+            return route(operation_id, params)
+        return route(TEAM_OPERATIONS[operation_id], {**params, "team": self._team})
 
     def get(
         self,
@@ -48,7 +55,7 @@ class Memory:
         """
         if as_of is not None:
             query = {"asOf": iso_instant(as_of), "format": format}
-            past: Dict[str, Any] = self._transport.json("GET", self._base, query=query)
+            past: Dict[str, Any] = self._transport.json(*self._route("getMemory"), query=query)
             return cast(MemoryResult, {"status": "past", **past})
         wait = max(0.0, float(wait))
         deadline = time.monotonic() + wait
@@ -59,8 +66,7 @@ class Memory:
             request += 1
             hold = min(API_MAX_WAIT_SECONDS, int(max(0.0, deadline - time.monotonic())))
             response = self._transport.send(
-                "GET",
-                self._base,
+                *self._route("getMemory"),
                 query={"wait": hold if hold > 0 else None, "format": format},
                 headers=headers,
             )
@@ -82,13 +88,13 @@ class Memory:
     def refresh(self) -> RefreshAnswer:
         """Asks for a run now. Inside the minimum interval or a backoff: UnifiedMemoryError
         ``rate_limited`` (429) with ``retry_after``."""
-        return cast(RefreshAnswer, self._transport.json("POST", f"{self._base}/refresh", retry_rate_limited=False))
+        return cast(RefreshAnswer, self._transport.json(*self._route("refreshMemory"), retry_rate_limited=False))
 
     def runs(self, limit: Optional[int] = None) -> Pages[Run, RunsPage]:
         """The runs ledger, newest first, across pages."""
         return Pages(
             lambda cursor: cast(
-                RunsPage, self._transport.json("GET", f"{self._base}/runs", query={"limit": limit, "cursor": cursor})
+                RunsPage, self._transport.json(*self._route("listRuns"), query={"limit": limit, "cursor": cursor})
             ),
             lambda page: (page["runs"], page["nextCursor"]),
         )
@@ -98,39 +104,32 @@ class Memory:
         return Pages(
             lambda cursor: cast(
                 VersionsPage,
-                self._transport.json("GET", f"{self._base}/versions", query={"limit": limit, "cursor": cursor}),
+                self._transport.json(*self._route("listVersions"), query={"limit": limit, "cursor": cursor}),
             ),
             lambda page: (page["versions"], page["nextCursor"]),
         )
 
     def version(self, id: str) -> Version:
         """One version with its statements, verdict and citations."""
-        return cast(Version, self._transport.json("GET", f"{self._base}/versions/{_segment(id)}"))
+        return cast(Version, self._transport.json(*self._route("getVersion", id=id)))
 
     def diff(self, id: str, against: Optional[str] = None) -> VersionDiff:
         """Statement by statement: added, kept and removed (with the reason), against ``against`` or the
         version before."""
-        path = f"{self._base}/versions/{_segment(id)}/diff"
-        return cast(VersionDiff, self._transport.json("GET", path, query={"against": against}))
+        return cast(VersionDiff, self._transport.json(*self._route("diffVersion", id=id), query={"against": against}))
 
     def dismiss(self, statement_id: str, reason: Optional[str] = None) -> Dismissed:
         """Takes a statement (``statements[].id`` of format json) out of the current version at once and
         records the dismissal: later runs are told, and a restatement of it is dropped."""
-        path = f"{self._base}/statements/{_segment(statement_id)}/dismiss"
         body = {} if reason is None else {"reason": reason}
-        return cast(Dismissed, self._transport.json("POST", path, body=body))
+        return cast(Dismissed, self._transport.json(*self._route("dismissStatement", id=statement_id), body=body))
 
     def dismissals(self) -> List[Dismissal]:
         """The dismissed statements, newest first."""
-        page: Dict[str, Any] = self._transport.json("GET", f"{self._base}/dismissals")
+        page: Dict[str, Any] = self._transport.json(*self._route("listDismissals"))
         return cast(List[Dismissal], page["dismissals"])
 
     def withdraw_dismissal(self, id: str) -> None:
         """Withdraws a dismissal (by its id): the statement may return with the next run."""
-        self._transport.send("DELETE", f"{self._base}/dismissals/{_segment(id)}")
+        self._transport.send(*self._route("withdrawDismissal", id=id))
 
-
-def _segment(value: str) -> str:
-    from urllib.parse import quote
-
-    return quote(value, safe="")

@@ -3,6 +3,8 @@
  * with the admin scope, the workspace's (`client.audit`, `client.usage`).
  */
 import { UnifiedMemoryError } from "./errors.js";
+import type { OperationId } from "./generated/operations.js";
+import { request } from "./operations.js";
 import { Paginator } from "./pages.js";
 import type { Transport } from "./transport.js";
 import type { AuditAction, AuditEvent, AuditPage, WorkspaceUsage } from "./types.js";
@@ -45,32 +47,33 @@ const instant = (value: string | Date | undefined) => (value instanceof Date ? v
 const day = (value: string | Date | undefined) =>
   value instanceof Date ? value.toISOString().slice(0, 10) : value;
 
-/** Audit events newest first, across pages, from GET `path` (/me/audit or /audit). */
+/** Audit events newest first, across pages, from myAudit (GET /me/audit) or workspaceAudit (GET /audit). */
 export function auditPages(
   transport: Transport,
-  path: string,
+  id: Extract<OperationId, "myAudit" | "workspaceAudit">,
   { signal, limit, since, until, ...filter }: AuditOptions,
 ): Paginator<AuditEvent, AuditPage> {
   return new Paginator<AuditEvent, AuditPage>(
     (cursor) =>
-      transport.json<AuditPage>({
-        method: "GET",
-        path,
-        query: { ...filter, since: instant(since), until: instant(until), limit, cursor },
-        ...(signal ? { signal } : {}),
-      }),
+      transport.json<AuditPage>(
+        request(id, {
+          query: { ...filter, since: instant(since), until: instant(until), limit, cursor },
+          ...(signal ? { signal } : {}),
+        }),
+      ),
     (page) => ({ entries: page.events, nextCursor: page.nextCursor }),
   );
 }
 
-export function usage<T>(transport: Transport, path: string, options: WorkspaceUsageOptions): Promise<T> {
+export function usage<T>(
+  transport: Transport,
+  id: Extract<OperationId, "myUsage" | "workspaceUsage">,
+  options: WorkspaceUsageOptions,
+): Promise<T> {
   const { signal, since, until, sort } = options;
-  return transport.json<T>({
-    method: "GET",
-    path,
-    query: { since: day(since), until: day(until), sort },
-    ...(signal ? { signal } : {}),
-  });
+  return transport.json<T>(
+    request(id, { query: { since: day(since), until: day(until), sort }, ...(signal ? { signal } : {}) }),
+  );
 }
 
 /** The workspace's audit trail (admin scope). */
@@ -79,7 +82,7 @@ export class AuditApi {
 
   /** Events newest first, across pages: `for await (const event of client.audit.list({ subject: "ada" }))`. */
   list(options: AuditOptions = {}): Paginator<AuditEvent, AuditPage> {
-    return auditPages(this.transport, "/audit", options);
+    return auditPages(this.transport, "workspaceAudit", options);
   }
 
   /**
@@ -90,13 +93,13 @@ export class AuditApi {
     options: AuditFilter & { subject?: string } = {},
   ): AsyncGenerator<AuditEvent, void, undefined> {
     const { signal, since, until, ...filter } = options;
-    const response = await this.transport.send({
-      method: "GET",
-      path: "/audit",
-      query: { ...filter, since: instant(since), until: instant(until), format: "ndjson" },
-      headers: { accept: "application/x-ndjson" },
-      ...(signal ? { signal } : {}),
-    });
+    const response = await this.transport.send(
+      request("workspaceAudit", {
+        query: { ...filter, since: instant(since), until: instant(until), format: "ndjson" },
+        headers: { accept: "application/x-ndjson" },
+        ...(signal ? { signal } : {}),
+      }),
+    );
     let line = 1;
     for await (const text of lines(response)) {
       if (text.trim() !== "") {
@@ -123,7 +126,7 @@ export class UsageApi {
 
   /** Each subject with its totals and days, by estimated cost unless `sort` says otherwise. */
   list(options: WorkspaceUsageOptions = {}): Promise<WorkspaceUsage> {
-    return usage<WorkspaceUsage>(this.transport, "/usage", options);
+    return usage<WorkspaceUsage>(this.transport, "workspaceUsage", options);
   }
 }
 

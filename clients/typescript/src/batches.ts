@@ -1,7 +1,7 @@
-/** Splits items into POST /items requests within the API's limits: 500 items and 5 MB of JSON each. */
+/** Splits items into POST /items requests within the API's limits (generated from its contract: 500 items, 5 MB of JSON). */
 
-export const MAX_BATCH_ITEMS = 500;
-export const MAX_BATCH_BYTES = 5 * 1024 * 1024;
+export { MAX_BATCH_BYTES, MAX_BATCH_ITEMS } from "./generated/operations.js";
+
 /** `{"items":[` and `]}` around the items. */
 const ENVELOPE_BYTES = 12;
 

@@ -20,7 +20,7 @@ export class UnifiedMemory {
 
   constructor(options: ClientOptions) {
     const transport = new Transport(options);
-    this.memory = new MemoryApi(transport, "/memory");
+    this.memory = new MemoryApi(transport, null);
     this.items = new ItemsApi(transport);
     this.teams = new TeamsApi(transport);
     this.members = new MembersApi(transport);

@@ -8,6 +8,7 @@ import {
   planBatches,
 } from "./batches.js";
 import { UnifiedMemoryError } from "./errors.js";
+import { request } from "./operations.js";
 import { Paginator } from "./pages.js";
 import type { Transport } from "./transport.js";
 import type {
@@ -119,12 +120,12 @@ export class ItemsApi {
     let requests = 0;
     const send = async (batch: EncodedItem[], round: number): Promise<UpsertItemResult[]> => {
       try {
-        const body = await this.transport.json<{ items: IngestedItem[] }>({
-          method: "POST",
-          path: "/items",
-          bodyText: batchBody(batch),
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
+        const body = await this.transport.json<{ items: IngestedItem[] }>(
+          request("ingestItems", {
+            bodyText: batchBody(batch),
+            ...(options.signal ? { signal: options.signal } : {}),
+          }),
+        );
         requests++;
         if (body.items?.length !== batch.length) {
           throw new UnifiedMemoryError({
@@ -195,24 +196,24 @@ export class ItemsApi {
     };
     return new Paginator<SearchHit, SearchPage>(
       (cursor) =>
-        this.transport.json<SearchPage>({
-          method: "GET",
-          path: "/items",
-          query: { ...query, cursor },
-          ...(options.signal ? { signal: options.signal } : {}),
-        }),
+        this.transport.json<SearchPage>(
+          request("searchItems", {
+            query: { ...query, cursor },
+            ...(options.signal ? { signal: options.signal } : {}),
+          }),
+        ),
       (page) => ({ entries: page.items, nextCursor: page.nextCursor }),
     );
   }
 
   /** One item with its links both ways (404 not_found for an item the caller cannot see). */
   get(id: string, options: { signal?: AbortSignal } = {}): Promise<Item> {
-    return this.transport.json({ method: "GET", path: `/items/${encodeURIComponent(id)}`, ...options });
+    return this.transport.json(request("getItem", { params: { id }, ...options }));
   }
 
   /** The owner deletes the item; a direct sharee leaves it. Memories citing it are redacted at once. */
   async delete(id: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.transport.send({ method: "DELETE", path: `/items/${encodeURIComponent(id)}`, ...options });
+    await this.transport.send(request("deleteItem", { params: { id }, ...options }));
   }
 }
 

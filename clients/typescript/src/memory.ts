@@ -1,4 +1,6 @@
 /** A subject's memory: the caller's own at /memory, a team's at /teams/{team}/memory (same methods). */
+import type { OperationId } from "./generated/operations.js";
+import { type OperationRequest, request } from "./operations.js";
 import { Paginator } from "./pages.js";
 import { readJson, type Transport } from "./transport.js";
 import type {
@@ -49,11 +51,30 @@ export interface PageOptions {
   signal?: AbortSignal;
 }
 
+/** The same operations of a team's memory. */
+const TEAM_OPERATIONS = {
+  getMemory: "getTeamMemory",
+  refreshMemory: "refreshTeamMemory",
+  listRuns: "listTeamRuns",
+  listVersions: "listTeamVersions",
+  getVersion: "getTeamVersion",
+  diffVersion: "diffTeamVersion",
+  dismissStatement: "dismissTeamStatement",
+  listDismissals: "listTeamDismissals",
+  withdrawDismissal: "withdrawTeamDismissal",
+} as const satisfies Record<string, OperationId>;
+
 export class MemoryApi {
+  /** `team` null: the caller's own memory. */
   constructor(
     private readonly transport: Transport,
-    private readonly base: string,
+    private readonly team: string | null,
   ) {}
+
+  private request(id: keyof typeof TEAM_OPERATIONS, options: OperationRequest = {}) {
+    if (this.team === null) return request(id, options);
+    return request(TEAM_OPERATIONS[id], { ...options, params: { ...options.params, team: this.team } });
+  }
 
   /** The memory; with `wait`, through its 202s until it is ready or the time is up. */
   async get(options: GetMemoryOptions = {}): Promise<MemoryResult> {
@@ -66,13 +87,13 @@ export class MemoryApi {
         API_MAX_WAIT_SECONDS,
         Math.floor(Math.max(0, deadline - Date.now()) / 1000),
       );
-      const response = await this.transport.send({
-        method: "GET",
-        path: this.base,
-        query: { wait: holdSeconds > 0 ? holdSeconds : undefined, format: options.format },
-        ...(options.ifNoneMatch === undefined ? {} : { headers: { "if-none-match": options.ifNoneMatch } }),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const response = await this.transport.send(
+        this.request("getMemory", {
+          query: { wait: holdSeconds > 0 ? holdSeconds : undefined, format: options.format },
+          ...(options.ifNoneMatch === undefined ? {} : { headers: { "if-none-match": options.ifNoneMatch } }),
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
+      );
       if (response.status === 304) {
         return { status: "not_modified", etag: response.headers.get("etag") ?? options.ifNoneMatch ?? "" };
       }
@@ -96,28 +117,23 @@ export class MemoryApi {
 
   /** The version current at `asOf` (no_memory_at 404 when there was none). */
   private async past(asOf: string | Date, options: GetMemoryOptions): Promise<MemoryResult> {
-    const body = await this.transport.json<PastMemory>({
-      method: "GET",
-      path: this.base,
-      query: { asOf: asOf instanceof Date ? asOf.toISOString() : asOf, format: options.format },
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const body = await this.transport.json<PastMemory>(
+      this.request("getMemory", {
+        query: { asOf: asOf instanceof Date ? asOf.toISOString() : asOf, format: options.format },
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
     return { status: "past", ...body };
   }
 
   /** Asks for a run now. Inside the minimum interval or a backoff: UnifiedMemoryError rate_limited (429, retryAfter). */
   refresh(options: { signal?: AbortSignal } = {}): Promise<RefreshAnswer> {
-    return this.transport.json({
-      method: "POST",
-      path: `${this.base}/refresh`,
-      retryRateLimited: false,
-      ...options,
-    });
+    return this.transport.json(this.request("refreshMemory", { retryRateLimited: false, ...options }));
   }
 
   /** The runs ledger, newest first, across pages. */
   runs(options: PageOptions = {}): Paginator<Run, RunsPage> {
-    return this.list<Run, RunsPage>("runs", options, (page) => ({
+    return this.list<Run, RunsPage>("listRuns", options, (page) => ({
       entries: page.runs,
       nextCursor: page.nextCursor,
     }));
@@ -125,7 +141,7 @@ export class MemoryApi {
 
   /** Accepted versions, newest first, across pages. */
   versions(options: PageOptions = {}): Paginator<VersionSummary, VersionsPage> {
-    return this.list<VersionSummary, VersionsPage>("versions", options, (page) => ({
+    return this.list<VersionSummary, VersionsPage>("listVersions", options, (page) => ({
       entries: page.versions,
       nextCursor: page.nextCursor,
     }));
@@ -133,22 +149,15 @@ export class MemoryApi {
 
   /** One version with its statements, verdict and citations. */
   version(id: string, options: { signal?: AbortSignal } = {}): Promise<Version> {
-    return this.transport.json({
-      method: "GET",
-      path: `${this.base}/versions/${encodeURIComponent(id)}`,
-      ...options,
-    });
+    return this.transport.json(this.request("getVersion", { params: { id }, ...options }));
   }
 
   /** Statement by statement: added, kept and removed (with the reason), against `against` or the version before. */
   diff(id: string, options: { against?: string; signal?: AbortSignal } = {}): Promise<VersionDiff> {
     const { against, signal } = options;
-    return this.transport.json({
-      method: "GET",
-      path: `${this.base}/versions/${encodeURIComponent(id)}/diff`,
-      query: { against },
-      ...(signal ? { signal } : {}),
-    });
+    return this.transport.json(
+      this.request("diffVersion", { params: { id }, query: { against }, ...(signal ? { signal } : {}) }),
+    );
   }
 
   /**
@@ -157,46 +166,34 @@ export class MemoryApi {
    */
   dismiss(statementId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<Dismissed> {
     const { reason, signal } = options;
-    return this.transport.json({
-      method: "POST",
-      path: `${this.base}/statements/${encodeURIComponent(statementId)}/dismiss`,
-      body: reason === undefined ? {} : { reason },
-      ...(signal ? { signal } : {}),
-    });
+    return this.transport.json(
+      this.request("dismissStatement", {
+        params: { id: statementId },
+        body: reason === undefined ? {} : { reason },
+        ...(signal ? { signal } : {}),
+      }),
+    );
   }
 
   /** The dismissed statements, newest first. */
   async dismissals(options: { signal?: AbortSignal } = {}): Promise<Dismissal[]> {
-    const page = await this.transport.json<DismissalsList>({
-      method: "GET",
-      path: `${this.base}/dismissals`,
-      ...options,
-    });
+    const page = await this.transport.json<DismissalsList>(this.request("listDismissals", options));
     return page.dismissals;
   }
 
   /** Withdraws a dismissal (by its id): the statement may return with the next run. */
   async withdrawDismissal(id: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.transport.send({
-      method: "DELETE",
-      path: `${this.base}/dismissals/${encodeURIComponent(id)}`,
-      ...options,
-    });
+    await this.transport.send(this.request("withdrawDismissal", { params: { id }, ...options }));
   }
 
   private list<T, P>(
-    what: "runs" | "versions",
+    id: "listRuns" | "listVersions",
     { limit, signal }: PageOptions,
     entriesOf: (page: P) => { entries: T[]; nextCursor: string | null },
   ): Paginator<T, P> {
     return new Paginator<T, P>(
       (cursor) =>
-        this.transport.json<P>({
-          method: "GET",
-          path: `${this.base}/${what}`,
-          query: { limit, cursor },
-          ...(signal ? { signal } : {}),
-        }),
+        this.transport.json<P>(this.request(id, { query: { limit, cursor }, ...(signal ? { signal } : {}) })),
       entriesOf,
     );
   }

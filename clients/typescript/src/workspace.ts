@@ -1,6 +1,7 @@
 /** The caller's workspace: members and teams (changes need the admin scope), a team's memory, and the caller. */
 import { auditPages, type MyAuditOptions, type UsageOptions, usage } from "./audit.js";
 import { MemoryApi } from "./memory.js";
+import { request } from "./operations.js";
 import type { Paginator } from "./pages.js";
 import type { Transport } from "./transport.js";
 import type {
@@ -15,23 +16,21 @@ import type {
   Usage,
 } from "./types.js";
 
-const segment = encodeURIComponent;
-
 export class MembersApi {
   constructor(private readonly transport: Transport) {}
 
   list(): Promise<MembersList> {
-    return this.transport.json({ method: "GET", path: "/members" });
+    return this.transport.json(request("listMembers"));
   }
 
   /** Adds a user to the workspace, or adds a removed one back. */
   add(user: string): Promise<Member> {
-    return this.transport.json({ method: "PUT", path: `/members/${segment(user)}` });
+    return this.transport.json(request("addMember", { params: { user } }));
   }
 
   /** Ends the member's access at once (erases nothing of theirs). */
   async remove(user: string): Promise<void> {
-    await this.transport.send({ method: "DELETE", path: `/members/${segment(user)}` });
+    await this.transport.send(request("removeMember", { params: { user } }));
   }
 }
 
@@ -39,25 +38,25 @@ export class TeamsApi {
   constructor(private readonly transport: Transport) {}
 
   list(): Promise<TeamsList> {
-    return this.transport.json({ method: "GET", path: "/teams" });
+    return this.transport.json(request("listTeams"));
   }
 
   get(team: string): Promise<Team> {
-    return this.transport.json({ method: "GET", path: `/teams/${segment(team)}` });
+    return this.transport.json(request("getTeam", { params: { team } }));
   }
 
   /** Creates the team or replaces its name and members. */
   put(team: string, input: TeamInput): Promise<Team> {
-    return this.transport.json({ method: "PUT", path: `/teams/${segment(team)}`, body: input });
+    return this.transport.json(request("putTeam", { params: { team }, body: input }));
   }
 
   async delete(team: string): Promise<void> {
-    await this.transport.send({ method: "DELETE", path: `/teams/${segment(team)}` });
+    await this.transport.send(request("deleteTeam", { params: { team } }));
   }
 
   /** The team's memory: the same methods as `client.memory` (members only; anyone else gets not_found). */
   memory(team: string): MemoryApi {
-    return new MemoryApi(this.transport, `/teams/${segment(team)}/memory`);
+    return new MemoryApi(this.transport, team);
   }
 }
 
@@ -66,25 +65,25 @@ export class MeApi {
 
   /** Erases everything of the caller: items, memory, versions, runs. */
   async erase(): Promise<void> {
-    await this.transport.send({ method: "DELETE", path: "/me" });
+    await this.transport.send(request("eraseMe"));
   }
 
   /** The caller's private inbound-email address (the same one until revoked). */
   ingestAddress(): Promise<IngestAddress> {
-    return this.transport.json({ method: "POST", path: "/me/ingest-address" });
+    return this.transport.json(request("issueIngestAddress"));
   }
 
   async revokeIngestAddress(): Promise<void> {
-    await this.transport.send({ method: "DELETE", path: "/me/ingest-address" });
+    await this.transport.send(request("revokeIngestAddress"));
   }
 
   /** Who read the caller's memory and items, and when: events newest first, across pages. */
   audit(options: MyAuditOptions = {}): Paginator<AuditEvent, AuditPage> {
-    return auditPages(this.transport, "/me/audit", options);
+    return auditPages(this.transport, "myAudit", options);
   }
 
   /** What the caller's memory cost per day (runs, LLM calls, tokens per model, reads, estimated USD). */
   usage(options: UsageOptions = {}): Promise<Usage> {
-    return usage<Usage>(this.transport, "/me/usage", options);
+    return usage<Usage>(this.transport, "myUsage", options);
   }
 }

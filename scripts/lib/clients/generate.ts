@@ -1,12 +1,16 @@
 /**
  * The client libraries' generated files, from the OpenAPI document GET /openapi.json serves (built by the
  * same function, `openApiDocument()`, so no server is needed; the served one only adds `servers`):
- * the TypeScript types by openapi-typescript, the Python TypedDicts by ./python-types.
+ * the TypeScript types by openapi-typescript, the Python TypedDicts by ./python-types; and from the
+ * operation table the document is built from, each client's operation table (./operation-table), the
+ * console's, and the API reference page.
  */
 import { readFileSync } from "node:fs";
 import openapiTS, { astToString } from "openapi-typescript";
 import { openApiDocument } from "../../../src/http/openapi";
 import { ROOT } from "../dev-secret";
+import { apiReference } from "./api-reference";
+import { consoleTable, operationTable, pythonTable, typescriptTable } from "./operation-table";
 import { pythonTypes } from "./python-types";
 
 export interface GeneratedFile {
@@ -17,6 +21,9 @@ export interface GeneratedFile {
 
 export const TYPESCRIPT_TYPES = "clients/typescript/src/generated/openapi.ts";
 export const PYTHON_TYPES = "clients/python/unified_memory/_generated.py";
+export const TYPESCRIPT_OPERATIONS = "clients/typescript/src/generated/operations.ts";
+export const CONSOLE_OPERATIONS = "web/console/js/operations.js";
+export const API_REFERENCE = "docs/api-reference.md";
 
 /** The document as JSON would carry it (undefined fields dropped), as the served one is. */
 export const servedDocument = (): Record<string, unknown> => JSON.parse(JSON.stringify(openApiDocument()));
@@ -32,9 +39,13 @@ export async function generateClientFiles(document = servedDocument()): Promise<
     "",
     types,
   ].join("\n");
+  const table = operationTable();
   return [
     { path: TYPESCRIPT_TYPES, content: typescript },
-    { path: PYTHON_TYPES, content: pythonTypes(document) },
+    { path: PYTHON_TYPES, content: pythonTypes(document) + pythonTable(table) },
+    { path: TYPESCRIPT_OPERATIONS, content: typescriptTable(table) },
+    { path: CONSOLE_OPERATIONS, content: consoleTable(table) },
+    { path: API_REFERENCE, content: apiReference() },
   ];
 }
 

@@ -235,7 +235,7 @@ export function pythonTypes(document: Schema): string {
     "",
     "from __future__ import annotations",
     "",
-    "from typing import Any, Dict, List, Literal, Optional, TypedDict, Union",
+    "from typing import Any, Dict, List, Literal, NamedTuple, Optional, Tuple, TypedDict, Union",
     "",
     "#: The version of the API (OpenAPI info.version) these types were generated from.",
     `API_VERSION = ${JSON.stringify(info.version)}`,
