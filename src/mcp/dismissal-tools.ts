@@ -12,21 +12,12 @@ import {
   MAX_DISMISSAL_REASON_CHARS,
   withdrawDismissal,
 } from "../app/statements";
+import * as op from "../contract/operations";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";
 import { toolInput, validArguments } from "./tool-input";
 import { guarded, jsonSafe, orToolError, toolSuccess } from "./tool-result";
-
-const dismissal = z.object({
-  id: z.string(),
-  statementId: z.string(),
-  text: z.string(),
-  section: z.string(),
-  citations: z.array(z.looseObject({ id: z.string() })),
-  reason: z.string().nullable(),
-  at: z.string(),
-});
 
 export function registerDismissalTools(server: McpServer, context: McpContext): void {
   const { services, caller } = context;
@@ -56,7 +47,7 @@ export function registerDismissalTools(server: McpServer, context: McpContext): 
           team: teamArgument,
         }),
       ),
-      outputSchema: orToolError(z.object({ dismissal, version: z.string(), etag: z.string() })),
+      outputSchema: orToolError(op.ownMemory.dismissStatement.answers[201].schema),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -85,7 +76,7 @@ export function registerDismissalTools(server: McpServer, context: McpContext): 
         "The statements the user (or, with team, a member of the team) dismissed as wrong, newest first, " +
         "each with its reason; withdraw_dismissal takes a dismissal's id.",
       inputSchema: toolInput(z.object({ team: teamArgument })),
-      outputSchema: orToolError(z.object({ dismissals: z.array(dismissal) })),
+      outputSchema: orToolError(op.ownMemory.listDismissals.answers[200].schema),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       scopeChallenge: needsScope(caller, "memory:read"),
     },

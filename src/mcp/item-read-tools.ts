@@ -6,6 +6,7 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { searchSchema } from "../app/item-input";
 import { getItem, searchItems } from "../app/items";
+import * as op from "../contract/operations";
 import { fromVerifiedOf } from "../domain/email-authentication";
 import type { Item, ItemLink, SearchHit } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
@@ -35,29 +36,9 @@ const searchInput = z.object({
   team: teamArgument,
 });
 
-const summary = z.looseObject({
-  id: z.string(),
-  kind: z.string(),
-  source: z.string(),
-  externalId: z.string(),
-  title: z.string().nullable(),
-  author: z.string().nullable(),
-  occurredAt: z.string(),
-});
-
-const searchOutput = z.object({
-  items: z.array(summary.extend({ snippet: z.string(), rank: z.number() })),
-  nextCursor: z.string().nullable(),
-});
-
-const itemOutput = z.looseObject({
-  id: z.string(),
-  kind: z.string(),
-  title: z.string().nullable(),
-  body: z.string(),
-  occurredAt: z.string(),
-  links: z.array(z.object({ direction: z.enum(["outgoing", "incoming"]), kind: z.string(), item: summary })),
-});
+/** The answers of GET /items and GET /items/:id, which these tools mirror. */
+const searchOutput = op.searchItems.answers[200].schema;
+const itemOutput = op.getItem.answers[200].schema;
 
 export function registerItemReadTools(server: McpServer, context: McpContext): void {
   const { services, caller } = context;

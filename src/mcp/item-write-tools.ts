@@ -6,6 +6,7 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ingestItems, removeItem } from "../app/items";
+import * as op from "../contract/operations";
 import { AppError } from "../domain/errors";
 import { ITEM_KINDS, itemInputSchema } from "../domain/item-schema";
 import type { McpContext } from "./deps";
@@ -42,14 +43,7 @@ export function registerItemWriteTools(server: McpServer, context: McpContext): 
         'prefer…", a decision, a commitment, a fact about a colleague). It becomes a source of the next memory ' +
         "refresh. Remembering the same text again updates that note instead of adding another.",
       inputSchema: toolInput(rememberInput),
-      outputSchema: orToolError(
-        z.object({
-          id: z.string(),
-          status: z.enum(["created", "updated", "unchanged"]),
-          source: z.string(),
-          externalId: z.string(),
-        }),
-      ),
+      outputSchema: orToolError(op.ingestItems.answers[200].schema.shape.items.element),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,

@@ -11,6 +11,8 @@ import { hasScope } from "../app/caller";
 import { type RefreshOutcome, readSubjectMemory, refreshMemory } from "../app/memory";
 import { memoryAsOf, parseInstant, versionDiff } from "../app/statements";
 import { teamsOf } from "../app/workspace";
+import * as op from "../contract/operations";
+import { MEMORY_FORMATS } from "../contract/requests";
 import { emptyBody, type MemoryFormat, type ReadDecision, servedBody } from "../memory/read-model";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
@@ -71,11 +73,9 @@ const memoryOutput = z.object({
   message: z.string().optional(),
 });
 
-const refreshOutput = z.object({
-  status: z.enum(["scheduled", "running", "fresh", "failing"]),
-  runId: z.string().optional(),
-  runAt: z.string().optional(),
-});
+/** The answers of the operations these tools mirror (POST …/refresh, GET …/versions/:id/diff). */
+const refreshOutput = op.ownMemory.refreshMemory.answers[202].schema;
+const diffOutput = op.ownMemory.diffVersion.answers[200].schema;
 
 export function registerMemoryTools(server: McpServer, context: McpContext): void {
   const { caller } = context;
@@ -94,7 +94,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
       inputSchema: toolInput(
         z.object({
           format: z
-            .enum(["markdown", "json"])
+            .enum(MEMORY_FORMATS)
             .optional()
             .describe("markdown (default): one document; json: statements with their citations"),
           team: teamArgument,
@@ -154,20 +154,7 @@ export function registerMemoryTools(server: McpServer, context: McpContext): voi
           team: teamArgument,
         }),
       ),
-      outputSchema: orToolError(
-        z.object({
-          from: z.string().nullable(),
-          to: z.string(),
-          added: z.array(z.looseObject({ id: z.string(), text: z.string() })),
-          removed: z.array(
-            z.object({
-              statement: z.looseObject({ id: z.string(), text: z.string().nullable() }),
-              reason: z.enum(["superseded", "unsupported", "dropped", "redacted", "dismissed"]),
-            }),
-          ),
-          kept: z.array(z.looseObject({ id: z.string(), text: z.string() })),
-        }),
-      ),
+      outputSchema: orToolError(diffOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       scopeChallenge: canRead,
     },
