@@ -1,8 +1,12 @@
 /**
  * The console's only way to the service: the public JSON API on this origin, with the user's bearer token.
- * Answers keep the API's own shapes (their types come from the OpenAPI document, through the TypeScript
- * client's names); an error answer becomes an ApiError with the API's code and message.
+ * Each request names an operation of the table generated from the API's contract (operations.js, by
+ * `npm run clients:generate`), which gives its method and path. Answers keep the API's own shapes (their
+ * types come from the OpenAPI document, through the TypeScript client's names); an error answer becomes an
+ * ApiError with the API's code and message.
  */
+/** @import { OperationId } from "./operations.js" */
+import { OPERATIONS } from "./operations.js";
 import { currentToken } from "./session.js";
 
 export class ApiError extends Error {
@@ -25,7 +29,82 @@ export class ApiError extends Error {
 /**
  * @typedef {{ status: number, body: unknown, headers: Headers }} Answer
  * @typedef {Record<string, string | number | string[] | null | undefined>} Query
+ * @typedef {{ params?: Record<string, string>, query?: Query, body?: unknown }} RequestOptions
  */
+
+/** The same operations of a team's memory. */
+const TEAM_OPERATIONS = /** @type {const} */ ({
+  getMemory: "getTeamMemory",
+  refreshMemory: "refreshTeamMemory",
+  listRuns: "listTeamRuns",
+  listVersions: "listTeamVersions",
+  getVersion: "getTeamVersion",
+  diffVersion: "diffTeamVersion",
+  dismissStatement: "dismissTeamStatement",
+  listDismissals: "listTeamDismissals",
+  withdrawDismissal: "withdrawTeamDismissal",
+});
+
+/** @typedef {keyof typeof TEAM_OPERATIONS} MemoryOperationId */
+
+/**
+ * The path of an operation, its path parameters filled in.
+ * @param {OperationId} id
+ * @param {Record<string, string>} [params]
+ */
+export function pathOf(id, params = {}) {
+  return OPERATIONS[id].path.replace(/\{(\w+)\}/g, (_, /** @type {string} */ name) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`${id} needs the path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/**
+ * One operation of the API; any status below 400 is an answer, anything else throws ApiError.
+ * @param {OperationId} id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Answer>}
+ */
+export function request(id, options = {}) {
+  const { params, ...rest } = options;
+  return call(OPERATIONS[id].method, pathOf(id, params), rest);
+}
+
+/**
+ * An operation on a subject's memory: the user's own (team null), or a team's.
+ * @param {string | null} team
+ * @param {MemoryOperationId} id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Answer>}
+ */
+export function memoryRequest(team, id, options = {}) {
+  if (team === null) return request(id, options);
+  return request(TEAM_OPERATIONS[id], { ...options, params: { ...options.params, team } });
+}
+
+/**
+ * The 200 body of an operation, of the given type (the caller names it from the API's types).
+ * @template T
+ * @param {OperationId} id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<T>}
+ */
+export async function answerOf(id, options) {
+  return /** @type {T} */ ((await request(id, options)).body);
+}
+
+/**
+ * The 200 body of an operation on a subject's memory.
+ * @template T
+ * @param {string | null} team
+ * @param {MemoryOperationId} id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<T>}
+ */
+export async function memoryAnswerOf(team, id, options) {
+  return /** @type {T} */ ((await memoryRequest(team, id, options)).body);
+}
 
 /**
  * @param {string} path
@@ -85,15 +164,4 @@ export async function call(method, path, options = {}) {
     );
   }
   return { status: response.status, body, headers: response.headers };
-}
-
-/**
- * A GET whose 200 body is the given type (the caller names it from the API's types).
- * @template T
- * @param {string} path
- * @param {Query} [query]
- * @returns {Promise<T>}
- */
-export async function getJson(path, query) {
-  return /** @type {T} */ ((await call("GET", path, { query })).body);
 }

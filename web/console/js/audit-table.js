@@ -4,7 +4,7 @@
  */
 /** @import { AuditPage, AuditEvent } from "../../../clients/typescript/src/types.js" */
 /** @import { Query } from "./api.js" */
-import { getJson } from "./api.js";
+import { answerOf } from "./api.js";
 import { el, replace, time } from "./dom.js";
 import { itemPage } from "./routes.js";
 
@@ -13,11 +13,11 @@ const COLUMNS = ["At", "Actor", "Subject", "Action", "Channel", "Client", "Statu
 
 /**
  * The table, filled with the first page; "Older events" loads the next.
- * @param {string} path `/audit` or `/me/audit`
+ * @param {"workspaceAudit" | "myAudit"} operation GET /audit or GET /me/audit
  * @param {Query} filters
  * @param {string} label
  */
-export async function auditTable(path, filters, label) {
+export async function auditTable(operation, filters, label) {
   const body = el("tbody", {});
   const more = el("div", {});
   const section = el(
@@ -47,7 +47,9 @@ export async function auditTable(path, filters, label) {
 
   /** @param {string | null} cursor */
   async function loadPage(cursor) {
-    const page = /** @type {AuditPage} */ (await getJson(path, { ...filters, limit: PAGE_SIZE, cursor }));
+    const page = /** @type {AuditPage} */ (
+      await answerOf(operation, { query: { ...filters, limit: PAGE_SIZE, cursor } })
+    );
     for (const event of page.events) body.append(eventRow(event));
     if (page.events.length === 0 && !cursor)
       body.append(el("tr", {}, el("td", { colspan: COLUMNS.length }, "No event.")));

@@ -4,7 +4,8 @@
  * when there is a choice) and the audit actions (the `action` parameter of GET /audit, for the audit page's
  * filter). A service that gains a mode or an action shows it without a change here.
  */
-import { getJson } from "./api.js";
+import { answerOf } from "./api.js";
+import { OPERATIONS } from "./operations.js";
 
 /**
  * @typedef {{ paths?: Record<string, { get?: { parameters?: { name?: string, schema?: { enum?: unknown[] } }[] } }> }} Contract
@@ -14,15 +15,16 @@ import { getJson } from "./api.js";
 let contract;
 
 /**
- * The values the contract lists for the query parameter `name` of GET `path` (its enum); none when it
+ * The values the contract lists for the query parameter `name` of a GET operation (its enum); none when it
  * lists none or cannot be read (then read again next time).
- * @param {string} path
+ * @param {"searchItems" | "workspaceAudit"} id
  * @param {string} name
  * @returns {Promise<string[]>}
  */
-async function queryValues(path, name) {
+async function queryValues(id, name) {
   try {
-    contract ??= /** @type {Promise<Contract>} */ (getJson("/openapi.json"));
+    contract ??= /** @type {Promise<Contract>} */ (answerOf("openapi"));
+    const path = OPERATIONS[id].path;
     const parameter = (await contract).paths?.[path]?.get?.parameters?.find((p) => p.name === name);
     return (parameter?.schema?.enum ?? []).filter((v) => typeof v === "string");
   } catch {
@@ -31,6 +33,6 @@ async function queryValues(path, name) {
   }
 }
 
-export const searchModes = () => queryValues("/items", "mode");
+export const searchModes = () => queryValues("searchItems", "mode");
 
-export const auditActions = () => queryValues("/audit", "action");
+export const auditActions = () => queryValues("workspaceAudit", "action");

@@ -35,14 +35,11 @@ export const usagePage = (query = {}) => consolePath("usage", query);
 export const signInPage = (next) => consolePath("sign-in", { next });
 
 /**
- * Whose memory a page is about, from its address: the user's own, or a team's (`?team=`), and where the
- * API serves it.
- * @typedef {{ team: string | null, api: string, label: string }} Subject
+ * Whose memory a page is about, from its address: the user's own, or a team's (`?team=`).
+ * @typedef {{ team: string | null, label: string }} Subject
  * @returns {Subject}
  */
 export function subjectOfPage() {
   const team = new URLSearchParams(location.search).get("team");
-  return team
-    ? { team, api: `/teams/${encodeURIComponent(team)}/memory`, label: `Team ${team}` }
-    : { team: null, api: "/memory", label: "Your" };
+  return team ? { team, label: `Team ${team}` } : { team: null, label: "Your" };
 }

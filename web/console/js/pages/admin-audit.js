@@ -60,7 +60,7 @@ export async function renderAdminAudit({ main, params }) {
     el("button", { type: "submit" }, "Filter"),
   );
   const table = await auditTable(
-    "/audit",
+    "workspaceAudit",
     {
       actor: params.get("actor"),
       subject: params.get("subject"),

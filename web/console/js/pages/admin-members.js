@@ -1,7 +1,7 @@
 /** Admin: the workspace's members; add one, remove one (their token is then refused until added back). */
 /** @import { MembersList } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { call, getJson } from "../api.js";
+import { answerOf, request } from "../api.js";
 import { el, notice, replace, time } from "../dom.js";
 
 /** @param {PageContext} context */
@@ -50,7 +50,7 @@ export async function renderMembers({ main, who }) {
   );
 
   async function load() {
-    const list = /** @type {MembersList} */ (await getJson("/members"));
+    const list = /** @type {MembersList} */ (await answerOf("listMembers"));
     replace(workspace, `Workspace ${list.workspace} · ${list.members.length} members`);
     replace(
       body,
@@ -79,7 +79,7 @@ export async function renderMembers({ main, who }) {
                       )
                         return;
                       void act(
-                        () => call("DELETE", `/members/${encodeURIComponent(member.userId)}`),
+                        () => request("removeMember", { params: { user: member.userId } }),
                         `Removed ${member.userId}.`,
                       );
                     },
@@ -109,7 +109,7 @@ export async function renderMembers({ main, who }) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const user = input.value;
-    void act(() => call("PUT", `/members/${encodeURIComponent(user)}`), `Added ${user}.`).then(() => {
+    void act(() => request("addMember", { params: { user } }), `Added ${user}.`).then(() => {
       input.value = "";
     });
   });

@@ -1,7 +1,7 @@
 /** Admin: the workspace's teams; create or replace one (name and whole membership), delete one. */
 /** @import { TeamsList } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { call, getJson } from "../api.js";
+import { answerOf, request } from "../api.js";
 import { el, notice, replace, time } from "../dom.js";
 import { memoryPage } from "../routes.js";
 
@@ -56,7 +56,7 @@ export async function renderAdminTeams({ main }) {
   );
 
   async function load() {
-    const { teams } = /** @type {TeamsList} */ (await getJson("/teams"));
+    const { teams } = /** @type {TeamsList} */ (await answerOf("listTeams"));
     replace(
       list,
       teams.map((team) =>
@@ -94,10 +94,7 @@ export async function renderAdminTeams({ main }) {
                 "aria-label": `Delete team ${team.id}`,
                 onclick: () => {
                   if (!confirm(`Delete team ${team.id}? Its memory and shares go with it.`)) return;
-                  void act(
-                    () => call("DELETE", `/teams/${encodeURIComponent(team.id)}`),
-                    `Deleted ${team.id}.`,
-                  );
+                  void act(() => request("deleteTeam", { params: { team: team.id } }), `Deleted ${team.id}.`);
                 },
               },
               "Delete",
@@ -131,7 +128,7 @@ export async function renderAdminTeams({ main }) {
         .map((m) => m.trim())
         .filter(Boolean),
     };
-    void act(() => call("PUT", `/teams/${encodeURIComponent(id.value)}`, { body }), `Saved ${id.value}.`);
+    void act(() => request("putTeam", { params: { team: id.value }, body }), `Saved ${id.value}.`);
   });
   await load();
 }

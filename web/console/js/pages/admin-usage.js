@@ -4,7 +4,7 @@
  */
 /** @import { WorkspaceUsage, UsageDay } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { getJson } from "../api.js";
+import { answerOf } from "../api.js";
 import { el, replace } from "../dom.js";
 import { usagePage } from "../routes.js";
 import { costChart, everyDay, usd } from "../usage-chart.js";
@@ -23,7 +23,9 @@ export async function renderAdminUsage({ main, params }) {
   const sortParam = params.get("sort") ?? "cost";
   const sort = SORTS.find((s) => s === sortParam) ?? "cost";
   const usage = /** @type {WorkspaceUsage} */ (
-    await getJson("/usage", { since: params.get("since"), until: params.get("until"), sort })
+    await answerOf("workspaceUsage", {
+      query: { since: params.get("since"), until: params.get("until"), sort },
+    })
   );
   const form = el(
     "form",

@@ -4,7 +4,7 @@
  */
 /** @import { Item } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { getJson } from "../api.js";
+import { answerOf } from "../api.js";
 import { el, externalLink, linkified, notice, replace, time, webUrl } from "../dom.js";
 import { itemPage } from "../routes.js";
 
@@ -15,7 +15,7 @@ export async function renderItem({ main, params }) {
     replace(main, el("h1", {}, "Item"), notice("error", "No item id in the address."));
     return;
   }
-  const item = /** @type {Item} */ (await getJson(`/items/${encodeURIComponent(id)}`));
+  const item = /** @type {Item} */ (await answerOf("getItem", { params: { id } }));
   const title = item.title?.trim() || `Untitled ${item.kind}`;
   document.title = `${title} · unified-memory`;
   const original = item.url ? webUrl(item.url) : null;

@@ -4,7 +4,7 @@
  */
 /** @import { MemoryDocument, EmptyMemory, Generating, Statement, Run, RunsPage } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { ApiError, call, getJson } from "../api.js";
+import { ApiError, memoryAnswerOf, memoryRequest } from "../api.js";
 import { el, notice, replace, time } from "../dom.js";
 import { runsPage, versionsPage } from "../routes.js";
 import { hasScope } from "../session.js";
@@ -49,7 +49,7 @@ export async function renderMemory({ main, subject, who }) {
     for (let poll = 0; poll < MAX_POLLS; poll++) {
       let answer;
       try {
-        answer = await call("GET", subject.api, {
+        answer = await memoryRequest(subject.team, "getMemory", {
           query: { format: "json", ...(poll > 0 ? { wait: WAIT_SECONDS } : {}) },
         });
       } catch (error) {
@@ -63,7 +63,7 @@ export async function renderMemory({ main, subject, who }) {
       if (answer.status === 202) {
         const generating = /** @type {Generating} */ (answer.body);
         replace(body);
-        replace(status, await progress(subject.api, generating));
+        replace(status, await progress(subject.team, generating));
         continue;
       }
       const memory = /** @type {MemoryDocument | EmptyMemory} */ (answer.body);
@@ -132,11 +132,12 @@ export async function renderMemory({ main, subject, who }) {
   /** @param {Statement} statement */
   async function dismiss(statement) {
     const reason = dialog.reason();
-    await call("POST", `${subject.api}/statements/${encodeURIComponent(statement.id)}/dismiss`, {
+    await memoryRequest(subject.team, "dismissStatement", {
+      params: { id: statement.id },
       body: reason ? { reason } : {},
     });
     say("Dismissed. Later runs will not state it again.");
-    const answer = await call("GET", subject.api, { query: { format: "json" } });
+    const answer = await memoryRequest(subject.team, "getMemory", { query: { format: "json" } });
     if (answer.status === 200 && !("empty" in /** @type {object} */ (answer.body))) {
       const memory = /** @type {MemoryDocument} */ (answer.body);
       show(memory);
@@ -146,10 +147,10 @@ export async function renderMemory({ main, subject, who }) {
 
   /** Asks for a run now and follows it (the ledger's newest run) until it ends, then shows the memory. */
   async function refreshAndFollow() {
-    const before = await newestRun(subject.api);
-    await call("POST", `${subject.api}/refresh`);
+    const before = await newestRun(subject.team);
+    await memoryRequest(subject.team, "refreshMemory");
     for (let poll = 0; poll < MAX_POLLS * 2; poll++) {
-      const run = await newestRun(subject.api);
+      const run = await newestRun(subject.team);
       const ours = run && run.id !== before?.id ? run : null;
       if (ours && FINISHED.includes(ours.status)) {
         await load();
@@ -192,22 +193,22 @@ export async function renderMemory({ main, subject, who }) {
 
 /**
  * The newest run of the memory's ledger (null: none yet).
- * @param {string} api
+ * @param {string | null} team
  */
-async function newestRun(api) {
-  const { runs } = /** @type {RunsPage} */ (await getJson(`${api}/runs`, { limit: 1 }));
+async function newestRun(team) {
+  const { runs } = /** @type {RunsPage} */ (await memoryAnswerOf(team, "listRuns", { query: { limit: 1 } }));
   return runs[0] ?? null;
 }
 
 /**
  * A memory being generated: an indeterminate progress bar and what the newest run is doing.
- * @param {string} api
+ * @param {string | null} team
  * @param {Generating} generating
  */
-async function progress(api, generating) {
+async function progress(team, generating) {
   return progressView(
     "Generating the memory…",
-    await newestRun(api),
+    await newestRun(team),
     `Queued; checking again in ${generating.retryAfter} s.`,
   );
 }

@@ -7,7 +7,7 @@ import { el, replace } from "../dom.js";
 
 /** @param {PageContext} context */
 export async function renderMyActivity({ main }) {
-  const table = await auditTable("/me/audit", {}, "Reads of your memory and items, newest first");
+  const table = await auditTable("myAudit", {}, "Reads of your memory and items, newest first");
   replace(
     main,
     el("h1", {}, "My activity"),

@@ -4,7 +4,7 @@
  */
 /** @import { RunsPage, Run, Usage } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { getJson } from "../api.js";
+import { answerOf, memoryAnswerOf } from "../api.js";
 import { el, replace, time } from "../dom.js";
 import { memoryPage } from "../routes.js";
 import { costChart, everyDay, usd } from "../usage-chart.js";
@@ -68,7 +68,9 @@ export async function renderRuns({ main, subject }) {
 
   /** @param {string | null} cursor */
   async function loadPage(cursor) {
-    const page = /** @type {RunsPage} */ (await getJson(`${subject.api}/runs`, { limit: PAGE_SIZE, cursor }));
+    const page = /** @type {RunsPage} */ (
+      await memoryAnswerOf(subject.team, "listRuns", { query: { limit: PAGE_SIZE, cursor } })
+    );
     for (const run of page.runs) body.append(runRow(run));
     if (page.runs.length === 0 && !cursor) body.append(el("tr", {}, el("td", { colspan: 8 }, "No run yet.")));
     replace(
@@ -83,7 +85,7 @@ export async function renderRuns({ main, subject }) {
 
 /** The last 30 days of the user's runs: the total and the estimated cost per day. */
 async function myUsage() {
-  const usage = /** @type {Usage} */ (await getJson("/me/usage"));
+  const usage = /** @type {Usage} */ (await answerOf("myUsage"));
   const cost = usage.days.reduce((sum, day) => sum + day.estimatedCostUsd, 0);
   const runs = usage.days.reduce((sum, day) => sum + day.runs, 0);
   return el(

@@ -5,7 +5,7 @@
  */
 /** @import { SearchPage, ItemKind } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { getJson } from "../api.js";
+import { answerOf } from "../api.js";
 import { searchModes } from "../contract.js";
 import { el, notice, replace, time } from "../dom.js";
 import { itemPage, searchPage } from "../routes.js";
@@ -100,7 +100,7 @@ export async function renderSearch({ main, params }) {
 
   /** @param {string | null} cursor */
   async function loadPage(cursor) {
-    const page = /** @type {SearchPage} */ (await getJson("/items", { ...query, cursor }));
+    const page = /** @type {SearchPage} */ (await answerOf("searchItems", { query: { ...query, cursor } }));
     for (const hit of page.items) {
       results.append(
         el(

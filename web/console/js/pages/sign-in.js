@@ -3,7 +3,7 @@
  * checked by asking the API for the memory's state, then kept in sessionStorage.
  */
 /** @import { PageContext } from "../pages.js" */
-import { ApiError, call } from "../api.js";
+import { ApiError, request } from "../api.js";
 import { el, notice, replace } from "../dom.js";
 import { memoryPage } from "../routes.js";
 import { currentToken, signIn, signOut } from "../session.js";
@@ -44,7 +44,7 @@ export async function renderSignIn({ main, params }) {
     event.preventDefault();
     signIn(token.value);
     try {
-      await call("GET", "/teams");
+      await request("listTeams");
       location.assign(safeNext(params.get("next")));
     } catch (error) {
       signOut();

@@ -4,13 +4,13 @@
  */
 /** @import { TeamsList } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
-import { getJson } from "../api.js";
+import { answerOf } from "../api.js";
 import { el, notice, replace } from "../dom.js";
 import { memoryPage, runsPage, versionsPage } from "../routes.js";
 
 /** @param {PageContext} context */
 export async function renderTeams({ main, who }) {
-  const { teams } = /** @type {TeamsList} */ (await getJson("/teams"));
+  const { teams } = /** @type {TeamsList} */ (await answerOf("listTeams"));
   const user = who?.user ?? "";
   const mine = teams.filter((team) => team.members.includes(user));
   const others = teams.filter((team) => !team.members.includes(user));

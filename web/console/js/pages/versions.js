@@ -5,7 +5,7 @@
 /** @import { VersionsPage, PastMemory } from "../../../../clients/typescript/src/types.js" */
 /** @import { operations } from "../../../../clients/typescript/src/generated/openapi.js" */
 /** @import { PageContext } from "../pages.js" */
-import { ApiError, getJson } from "../api.js";
+import { ApiError, memoryAnswerOf } from "../api.js";
 import { el, notice, replace, time } from "../dom.js";
 import { memoryPage, versionsPage } from "../routes.js";
 import { bySection, statementItem } from "../statements.js";
@@ -29,7 +29,7 @@ export async function renderVersions({ main, subject, params }) {
   const diff = el("section", { class: "diff", "aria-labelledby": "diff-title" });
   const timeline = el("ol", { class: "timeline" });
   const more = el("div", {});
-  const asOf = asOfForm(subject.api);
+  const asOf = asOfForm(subject.team);
 
   replace(
     main,
@@ -49,7 +49,7 @@ export async function renderVersions({ main, subject, params }) {
   /** @param {string | null} cursor */
   async function loadPage(cursor) {
     const page = /** @type {VersionsPage} */ (
-      await getJson(`${subject.api}/versions`, { limit: PAGE_SIZE, cursor })
+      await memoryAnswerOf(subject.team, "listVersions", { query: { limit: PAGE_SIZE, cursor } })
     );
     for (const version of page.versions) {
       timeline.append(
@@ -87,7 +87,7 @@ export async function renderVersions({ main, subject, params }) {
 
   if (selected) {
     const changes = /** @type {VersionDiff} */ (
-      await getJson(`${subject.api}/versions/${encodeURIComponent(selected)}/diff`)
+      await memoryAnswerOf(subject.team, "diffVersion", { params: { id: selected } })
     );
     replace(diff, ...diffView(changes));
   }
@@ -136,8 +136,8 @@ function diffView(changes) {
   ];
 }
 
-/** @param {string} api */
-function asOfForm(api) {
+/** @param {string | null} team */
+function asOfForm(team) {
   const input = el("input", { type: "datetime-local", id: "as-of", name: "asOf", required: true });
   const result = el("div", {});
   const form = el(
@@ -152,7 +152,9 @@ function asOfForm(api) {
     const at = new Date(input.value);
     if (Number.isNaN(at.getTime())) return;
     try {
-      const past = /** @type {PastMemory} */ (await getJson(api, { asOf: at.toISOString(), format: "json" }));
+      const past = /** @type {PastMemory} */ (
+        await memoryAnswerOf(team, "getMemory", { query: { asOf: at.toISOString(), format: "json" } })
+      );
       replace(
         result,
         el(
