@@ -5,10 +5,11 @@
  */
 import { AppError, notFound } from "../domain/errors";
 import { isStorableInstant, STORABLE_RANGE } from "../domain/instants";
+import type { MemoryFormat } from "../domain/memory";
 import { isUuid } from "../domain/memory";
 import type { DismissalView } from "../memory/dismissal-store";
 import { invalidate } from "../memory/memory-cache";
-import { etagOf, type MemoryFormat, servedStatements } from "../memory/read-model";
+import { etagOf, servedStatements } from "../memory/read-model";
 import { storeServedMemory } from "../memory/served-memory";
 import { diffVersions } from "../memory/version-diff";
 import type { Services } from "./services";

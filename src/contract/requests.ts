@@ -7,6 +7,7 @@ import { searchSchema } from "../app/item-input";
 import { MAX_DISMISSAL_REASON_CHARS, parseInstant } from "../app/statements";
 import { AUDIT_ACTIONS } from "../domain/audit";
 import { MAX_ALLOWED_SENDERS } from "../domain/ingest-addresses";
+import { MAX_WAIT_SECONDS, MEMORY_FORMATS } from "../domain/memory";
 import { PAGE_LIMIT } from "../domain/pages";
 import { textProblem } from "../domain/safe-text";
 import {
@@ -16,7 +17,6 @@ import {
   MAX_USER_ID_LENGTH,
   nameProblem,
 } from "../domain/workspaces";
-import { MAX_WAIT_SECONDS } from "../memory/read-model";
 
 /** A whole number from 1 to `max` (`default` when absent). */
 const pageSize = (limits: { default: number; max: number }, message: string) =>
@@ -54,8 +54,6 @@ export const searchQuery = z.object({
   limit: s.limit,
   cursor: s.cursor,
 });
-
-export const MEMORY_FORMATS = ["markdown", "json"] as const;
 
 const WAIT_MESSAGE = `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`;
 const wholeSeconds = z.coerce

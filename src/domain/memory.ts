@@ -141,3 +141,10 @@ export interface Salvage {
 /** Why a statement a version held is not in a later one (a diff's `removed[].reason`). */
 export const REMOVAL_REASONS = ["superseded", "unsupported", "dropped", "redacted", "dismissed"] as const;
 export type RemovalReason = (typeof REMOVAL_REASONS)[number];
+
+/** How GET /memory serves a memory: one markdown document, or its statements as JSON. */
+export const MEMORY_FORMATS = ["markdown", "json"] as const;
+export type MemoryFormat = (typeof MEMORY_FORMATS)[number];
+
+/** The longest GET /memory holds a 202 for the first memory (`?wait=`). */
+export const MAX_WAIT_SECONDS = 30;

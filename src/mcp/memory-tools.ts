@@ -12,8 +12,9 @@ import { type RefreshOutcome, readSubjectMemory, refreshMemory } from "../app/me
 import { memoryAsOf, parseInstant, versionDiff } from "../app/statements";
 import { teamsOf } from "../app/workspace";
 import * as op from "../contract/operations";
-import { MEMORY_FORMATS } from "../contract/requests";
-import { emptyBody, type MemoryFormat, type ReadDecision, servedBody } from "../memory/read-model";
+import type { MemoryFormat } from "../domain/memory";
+import { MEMORY_FORMATS } from "../domain/memory";
+import { emptyBody, type ReadDecision, servedBody } from "../memory/read-model";
 import type { McpContext } from "./deps";
 import { needsScope } from "./scopes";
 import { subjectOf, teamArgument } from "./subject";

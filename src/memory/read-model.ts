@@ -3,15 +3,12 @@
  * can happen at all is the MemoryAgent's call: it records "unavailable" or "failed" in the row.
  */
 import type { ErrorCode } from "../domain/errors";
-import type { Statement } from "../domain/memory";
+import type { MemoryFormat, Statement } from "../domain/memory";
 import { identityOf } from "../domain/statements";
 import type { Citation, CurrentMemory } from "./memory-reader";
 
 /** Retry-After for "generating": a first memory usually takes tens of seconds; poll gently. */
 export const GENERATING_RETRY_AFTER_SECONDS = 5;
-export const MAX_WAIT_SECONDS = 30;
-
-export type MemoryFormat = "markdown" | "json";
 
 export interface GenerationProblem {
   code: Extract<ErrorCode, "llm_not_configured" | "generation_unavailable" | "generation_failing">;
