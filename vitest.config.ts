@@ -63,15 +63,44 @@ const workerProject = (
 export default defineConfig({
   test: {
     projects: [
+      // Pure code (agent, import, domain, memory with fakes, eval): plain Node, no workerd, database or servers.
+      {
+        test: {
+          name: "unit",
+          environment: "node",
+          include: ["test/unit/**/*.test.ts"],
+          testTimeout: 20_000,
+        },
+      },
       workerProject(
         "workers",
         ["test/**/*.test.ts"],
-        ["test/faults/**", "test/node/**", "test/postgres/**", "test/hybrid/**"],
+        [
+          "test/unit/**",
+          "test/deploy/**",
+          "test/faults/**",
+          "test/node/**",
+          "test/postgres/**",
+          "test/hybrid/**",
+        ],
       ),
       workerProject("hybrid", ["test/hybrid/**/*.test.ts"]),
       workerProject("faults", ["test/faults/**/*.test.ts"]),
       // Locking behaviour PGlite cannot show (one backend for every connection): only on a real PostgreSQL.
-      ...(process.env.TEST_DATABASE_URL ? [workerProject("postgres", ["test/postgres/**/*.test.ts"])] : []),
+      ...(process.env.TEST_DATABASE_URL
+        ? [
+            workerProject("postgres", ["test/postgres/**/*.test.ts"]),
+            // The deploy guide's commands (npm run db:migrate, drizzle-kit migrate) on fresh databases of that server.
+            {
+              test: {
+                name: "deploy",
+                environment: "node",
+                include: ["test/deploy/**/*.test.ts"],
+                testTimeout: 120_000,
+              },
+            },
+          ]
+        : []),
       {
         test: {
           name: "node",
