@@ -4,6 +4,28 @@ import { defineConfig } from "vitest/config";
 /** The client libraries' live suite: the `clients` project, not `node`. */
 const CLIENTS_SUITE = "test/node/clients.test.ts";
 
+/**
+ * Worker tests whose outcome depends on the database engine (SQL semantics, pgvector, limits of what Postgres
+ * stores, locks and transactions): the `database` project, which CI runs on PostgreSQL and on PGlite. Every other
+ * worker test goes through the same driver and stand-in whatever the engine, so the `workers` project runs once.
+ */
+const ENGINE_DEPENDENT = [
+  "test/migrations.test.ts", // the schema, extensions and indexes the migrations build
+  "test/neon-local.test.ts", // the stand-in for Neon's endpoints over each backend
+  "test/items-store.test.ts", // the ItemStore adapter's SQL
+  "test/items-access.test.ts", // the access rule, in SQL
+  "test/items-search.test.ts", // full-text search and its ranking
+  "test/search-modes.test.ts", // the keyword channel's variants (tsquery)
+  "test/item-chunks.test.ts", // chunk writes, HNSW indexes, vector search plans
+  "test/vector-retrieval.test.ts", // pgvector end to end
+  "test/hostile-input.test.ts", // values Postgres cannot store (NUL, dates out of range)
+  "test/workspaces.test.ts", // the access-loss invariant: redaction in the same transaction
+  "test/memory-dismissal-fence.test.ts", // the run's write fence, by row locks
+  "test/erase-race.test.ts", // an erase against queued work, by transaction order
+  "test/audit-delivery.test.ts", // idempotent batch writes (on conflict do nothing)
+  "test/usage.test.ts", // the usage ledger's sums
+];
+
 /** Shared by every test: the HS256 secret tokens are signed with. */
 export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-hs256-0123456789";
 
@@ -14,7 +36,7 @@ export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-hs256-012345
  * feeds the real embeddings queue and search defaults to hybrid; the other projects are keyword-only.
  */
 const workerProject = (
-  name: "workers" | "faults" | "postgres" | "hybrid",
+  name: "workers" | "database" | "faults" | "postgres" | "hybrid",
   include: string[],
   exclude: string[] = [],
 ) => ({
@@ -63,15 +85,46 @@ const workerProject = (
 export default defineConfig({
   test: {
     projects: [
+      // Pure code (agent, import, domain, memory with fakes, eval): plain Node, no workerd, database or servers.
+      {
+        test: {
+          name: "unit",
+          environment: "node",
+          include: ["test/unit/**/*.test.ts"],
+          testTimeout: 20_000,
+        },
+      },
       workerProject(
         "workers",
         ["test/**/*.test.ts"],
-        ["test/faults/**", "test/node/**", "test/postgres/**", "test/hybrid/**"],
+        [
+          "test/unit/**",
+          "test/deploy/**",
+          "test/faults/**",
+          "test/node/**",
+          "test/postgres/**",
+          "test/hybrid/**",
+          ...ENGINE_DEPENDENT,
+        ],
       ),
+      workerProject("database", ENGINE_DEPENDENT),
       workerProject("hybrid", ["test/hybrid/**/*.test.ts"]),
       workerProject("faults", ["test/faults/**/*.test.ts"]),
       // Locking behaviour PGlite cannot show (one backend for every connection): only on a real PostgreSQL.
-      ...(process.env.TEST_DATABASE_URL ? [workerProject("postgres", ["test/postgres/**/*.test.ts"])] : []),
+      ...(process.env.TEST_DATABASE_URL
+        ? [
+            workerProject("postgres", ["test/postgres/**/*.test.ts"]),
+            // The deploy guide's commands (npm run db:migrate, drizzle-kit migrate) on fresh databases of that server.
+            {
+              test: {
+                name: "deploy",
+                environment: "node",
+                include: ["test/deploy/**/*.test.ts"],
+                testTimeout: 120_000,
+              },
+            },
+          ]
+        : []),
       {
         test: {
           name: "node",

@@ -2,7 +2,8 @@
  * Both client libraries against the real worker: one `npm run dev -- --fake-llm` (with runs allowed back
  * to back, so a subject can have several versions in a test), then the TypeScript client in process,
  * its tools through the Anthropic tool runner and the Vercel AI SDK, the Python client's suite as a
- * child process, the READMEs' examples, and the packages installed from a tarball and a folder.
+ * child process and the READMEs' examples. The packages installed from a tarball and a folder are checked
+ * once, on the embedded database, by test/node/client-packages.test.ts (the `node` project).
  * Every subject is a user of its own, so the tests do not depend on each other's order.
  *
  * The `clients` vitest project. `npm run dev` runs on its embedded database; with TEST_DATABASE_URL, on a
@@ -485,47 +486,4 @@ describe("the READMEs' examples", () => {
       }, 200_000);
     }
   }
-});
-
-/** An interpreter whose setuptools builds a wheel offline (>= 70.1, or with wheel), if the machine has one. */
-async function offlinePython(): Promise<string | null> {
-  const check =
-    "import importlib.util, sys, setuptools; v = tuple(int(p) for p in setuptools.__version__.split('.')[:2]); " +
-    "sys.exit(0 if v >= (70, 1) or importlib.util.find_spec('wheel') else 1)";
-  for (const candidate of [process.env.PYTHON, "python3", "/usr/bin/python3"]) {
-    if (!candidate) continue;
-    try {
-      await run(candidate, ["-c", check]);
-      return candidate;
-    } catch {
-      // not this one
-    }
-  }
-  return null;
-}
-
-describe("the packages, installed outside the repository", () => {
-  it("ingest 1,200 items in one call, page a search and read a memory (scripts/check-client-packages.sh)", async () => {
-    const python = (await offlinePython()) ?? "python3";
-    const { stdout } = await run("bash", [`${ROOT}scripts/check-client-packages.sh`], {
-      env: {
-        ...process.env,
-        UNIFIED_MEMORY_URL: dev.url,
-        UNIFIED_MEMORY_TOKEN: tokenOf("package-check"),
-        PYTHON: python,
-      },
-      timeout: 400_000,
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`check-client-packages.sh failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
-    });
-    const reports = stdout
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line));
-    expect(reports).toEqual([
-      { stored: 1200, failed: 0, requests: 3, hits: 1200, pages: 12, memory: "ready" },
-      { stored: 1200, failed: 0, requests: 3, hits: 1200, pages: 12, memory: "ready" },
-    ]);
-    expect(stdout).toContain("both packages installed and worked");
-  }, 420_000);
 });
