@@ -20,7 +20,7 @@ import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import { type Db, runWithDeadline } from "./client";
-import { vectorSearchQuery, vectorSearchSettings } from "./item-chunks";
+import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { type KeywordQuery, keywordQuery } from "./keyword-query";
 import { anyTerm, type KeywordStats, keywordRanked, keywordStatistics } from "./keyword-ranking";
