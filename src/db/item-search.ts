@@ -27,8 +27,14 @@ import { anyTerm, type KeywordStats, keywordRanked, keywordStatistics } from "./
 import { items } from "./schema";
 import { decodeCursor, decodeFusedCursor, encodeCursor, encodeFusedCursor } from "./search-cursor";
 
-/** Reciprocal-rank fusion: each channel adds 1 / (RRF_K + rank) for an item it found. */
-export const RRF_K = 60;
+/**
+ * Hybrid search: an item's score is its keyword score over the channel's best (1 for the best match, 0 when
+ * the keyword channel did not find it) plus VECTOR_WEIGHT times its place between the vector channel's
+ * farthest and nearest candidates (1 for the nearest). The keyword channel leads, its BM25 scores being the
+ * better calibrated (a strong match stays on top); the vector channel reorders close keyword scores and
+ * brings in what keywords miss, above weak keyword matches.
+ */
+export const VECTOR_WEIGHT = 0.25;
 /** Hybrid search fuses the top FUSION_DEPTH of each channel. */
 export const FUSION_DEPTH = 50;
 /** Semantic search ranks the vector channel's top SEMANTIC_DEPTH items. */
@@ -109,9 +115,9 @@ function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[]
  * current chunk is nearest to the query's embedding.
  *
  * - keyword: ordered by BM25 score, then newest first.
- * - hybrid: the top FUSION_DEPTH of each channel fused by reciprocal rank (score = the sum of
- *   1 / (RRF_K + rank) over the channels that found the item), ties newest first, then by id.
- * - semantic: the vector channel alone, its top SEMANTIC_DEPTH scored the same way.
+ * - hybrid: the top FUSION_DEPTH of each channel fused by score (see VECTOR_WEIGHT), ties newest first,
+ *   then by id.
+ * - semantic: the vector channel alone, its top SEMANTIC_DEPTH by distance.
  * With a vector channel, every page reads the same fixed candidate set: the cursor carries the first page's
  * instant and later pages leave out items written after it.
  */
@@ -137,10 +143,11 @@ async function rankedSearch(
     : undefined;
   const kw =
     keyword && stats
-      ? sql`select id, row_number() over (order by score desc, occurred_at desc, id desc) as r
+      ? sql`select id, score / nullif(max(score) over (), 0) as rel, row_number() over (order by score desc, occurred_at desc, id desc) as r
         from (${keywordRanked(subjectKey, keyword, stats, conditions)}) k
-        order by r limit ${depth}::int`
-      : sql`select null::uuid as id, null::bigint as r where false`;
+        order by score desc, occurred_at desc, id desc limit ${depth}::int`
+      : sql`select null::uuid as id, null::float8 as rel, null::bigint as r where false`;
+  const vectorWeight = keyword ? VECTOR_WEIGHT : 1;
   const loose = keyword ? anyTerm(keyword.terms) : sql`null::tsquery`;
   const after = cursor
     ? sql`where (f.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
@@ -148,12 +155,13 @@ async function rankedSearch(
   const fused = sql`
     with kw as (${kw}),
     vec as (
-      select v.item_id as id, v.snippet, row_number() over (order by v.distance, v.item_id) as r
+      select v.item_id as id, v.snippet, row_number() over (order by v.distance, v.item_id) as r,
+        coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as rel
       from (${vec}) v
     ),
     fused as (
       select coalesce(kw.id, vec.id) as id, kw.r as kr, vec.r as vr, vec.snippet as chunk_snippet,
-        coalesce(1::float8 / (${RRF_K}::int + kw.r), 0) + coalesce(1::float8 / (${RRF_K}::int + vec.r), 0) as score
+        coalesce(kw.rel, 0) + ${vectorWeight}::float8 * coalesce(vec.rel, 0) as score
       from kw full join vec on kw.id = vec.id
     )
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, f.score,

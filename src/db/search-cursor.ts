@@ -76,7 +76,7 @@ const isRank = (r: unknown): r is number =>
 
 /**
  * A search with a vector channel pages over one fixed candidate set: the items of the first page's instant
- * (`at`; later pages leave out what was written since) fused by reciprocal rank, ordered by (score, time,
+ * (`at`; later pages leave out what was written since) fused by score, ordered by (score, time,
  * id). `channels` says which channels made it, so a cursor is refused by a search of another mode.
  */
 export interface FusedCursor {
@@ -119,7 +119,7 @@ export function decodeFusedCursor(text: string, channels: FusedCursor["channels"
     typeof s !== "number" ||
     !Number.isFinite(s) ||
     s < 0 ||
-    s > 1 ||
+    s > 2 ||
     !isStorableInstant(occurredAt) ||
     !isStorableInstant(at) ||
     typeof i !== "string" ||
