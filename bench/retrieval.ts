@@ -1,16 +1,22 @@
 /**
- * Retrieval quality of search's three modes on a labelled dataset (bench/lib/retrieval-dataset.ts), through
- * the worker (`wrangler dev`, the embeddings queue and its consumer, GET /items?mode=):
+ * Retrieval quality of search's three modes on two labelled sets, through the worker (`wrangler dev`, the
+ * embeddings queue and its consumer, GET /items?mode=), beside a textbook BM25 computed here over the same
+ * items (bench/lib/bm25-reference.ts):
  *   npm run bench:retrieval
- * One user's workspace: the demo workspace's 419 items (distractors) plus the labelled items. After the
- * embeddings queue has indexed every item (GET /admin/embeddings pending 0), every query runs in every mode
- * with limit=10: recall@10 and MRR@10 per query kind.
+ * - labelled (bench/lib/retrieval-dataset.ts): one user's workspace, the demo workspace's 419 items
+ *   (distractors) plus the labelled items; queries of four kinds (own words, paraphrase, variant, question).
+ * - conversation (bench/lib/conversation-dataset.ts, generated): 2,400 chat turns over eight months under
+ *   another user, questions naming the person whose fact they ask for, evidence mostly far older than the
+ *   newest turns.
+ * After the embeddings queue has indexed every item (GET /admin/embeddings pending 0), every query runs in
+ * every mode with limit=10: recall@5, recall@10 and nDCG@10 per query kind.
  *
  * Embedders: always the fake LLM's deterministic hashed-feature embeddings; and, when EMBEDDING_MODEL is
  * set (with EMBEDDING_BASE_URL, OPENAI_API_KEY, EMBEDDING_DIMENSIONS as needed), that model too. E.g. the
  * word-vector server: node ../shared/tools/word-vector-embeddings.mjs 8812, then
  *   EMBEDDING_MODEL=openai:wink-sg-100d EMBEDDING_BASE_URL=http://127.0.0.1:8812/v1 npm run bench:retrieval
- * BENCH_PORT (default 8799) for wrangler dev; BENCH_DATABASE_URL for PostgreSQL instead of PGlite.
+ * BENCH_PORT (default 8799) for wrangler dev; BENCH_DATABASE_URL for PostgreSQL instead of PGlite;
+ * BENCH_SKIP_FAKE=1 skips the fake embedder's run when EMBEDDING_MODEL is set.
  */
 import { writeFileSync } from "node:fs";
 import { DEMO_USER_IDS, demoWorkspace } from "../fixtures/demo-workspace";
@@ -18,35 +24,58 @@ import { ROOT } from "../scripts/lib/dev-secret";
 import { signDevToken } from "../scripts/lib/token";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, backend, startBenchStack } from "./lib/bench-stack";
-import {
-  LABELLED_ITEMS,
-  LABELLED_QUERIES,
-  type LabelledQuery,
-  QUERY_KINDS,
-  type QueryKind,
-} from "./lib/retrieval-dataset";
+import { Bm25Reference, type ReferenceDocument } from "./lib/bm25-reference";
+import { conversationDataset } from "./lib/conversation-dataset";
+import { LABELLED_ITEMS, LABELLED_QUERIES, QUERY_KINDS } from "./lib/retrieval-dataset";
 
-const MODES = ["keyword", "semantic", "hybrid"] as const;
+const MODES = ["bm25", "keyword", "hybrid", "semantic"] as const;
 type Mode = (typeof MODES)[number];
+const METRICS = ["recall@5", "recall@10", "nDCG@10"] as const;
+type Metric = (typeof METRICS)[number];
 const K = 10;
-const INDEX_TIMEOUT_MS = Number(process.env.INDEX_TIMEOUT_MS ?? 600_000);
-const USER = "bench-retrieval";
+const INDEX_TIMEOUT_MS = Number(process.env.INDEX_TIMEOUT_MS ?? 900_000);
 const now = new Date();
 
-interface Scores {
-  recall: number;
-  mrr: number;
-  queries: number;
+interface Query {
+  kind: string;
+  q: string;
+  relevant: string[];
 }
-type Table = Record<QueryKind | "all", Record<Mode, Scores>>;
+interface Collection {
+  name: string;
+  user: string;
+  items: (ReferenceDocument & Record<string, unknown>)[];
+  queries: Query[];
+  kinds: readonly string[];
+}
+type Table = Record<string, Record<Mode, Record<Metric, number>> & { queries: number }>;
 
-const fake = await startFakeLlm();
-const embedders: { name: string; vars: Record<string, string> }[] = [
+const conversation = conversationDataset(now);
+const collections: Collection[] = [
   {
-    name: "fake (hashed word features)",
-    vars: { EMBEDDING_MODEL: "openai:fake-embedding", EMBEDDING_BASE_URL: `${fake.url}/openai/v1` },
+    name: "labelled",
+    user: "bench-retrieval",
+    items: corpus(),
+    queries: LABELLED_QUERIES,
+    kinds: QUERY_KINDS,
+  },
+  {
+    name: "conversation",
+    user: "bench-conversation",
+    items: conversation.items.map((t) => ({ ...t, id: t.externalId })),
+    queries: conversation.queries,
+    kinds: ["conversation"],
   },
 ];
+
+const fake = await startFakeLlm();
+const embedders: { name: string; vars: Record<string, string> }[] = [];
+if (!(process.env.EMBEDDING_MODEL && process.env.BENCH_SKIP_FAKE === "1")) {
+  embedders.push({
+    name: "fake (hashed word features)",
+    vars: { EMBEDDING_MODEL: "openai:fake-embedding", EMBEDDING_BASE_URL: `${fake.url}/openai/v1` },
+  });
+}
 if (process.env.EMBEDDING_MODEL) {
   const vars: Record<string, string> = { EMBEDDING_MODEL: process.env.EMBEDDING_MODEL };
   for (const name of ["EMBEDDING_BASE_URL", "EMBEDDING_DIMENSIONS", "OPENAI_API_KEY"]) {
@@ -56,55 +85,63 @@ if (process.env.EMBEDDING_MODEL) {
   embedders.push({ name: process.env.EMBEDDING_MODEL, vars });
 }
 
-const results: { embedder: string; items: number; indexMs: number; table: Table }[] = [];
+const results: { embedder: string; collection: string; items: number; indexMs: number; table: Table }[] = [];
 try {
   for (const [i, embedder] of embedders.entries()) {
     const stack = await startBenchStack(`retrieval-${i}`, embedder.vars);
     try {
-      const token = signDevToken(BENCH_SECRET, USER);
-      const api = async (method: string, path: string, body?: unknown) => {
+      const api = async (user: string, method: string, path: string, body?: unknown) => {
         const res = await fetch(`${stack.url}${path}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          headers: {
+            authorization: `Bearer ${signDevToken(BENCH_SECRET, user)}`,
+            "content-type": "application/json",
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
         const text = await res.text();
         if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
         return JSON.parse(text) as unknown;
       };
-      const items = corpus();
       const t0 = performance.now();
-      for (let at = 0; at < items.length; at += 200) {
-        await api("POST", "/items", { items: items.slice(at, at + 200) });
+      for (const c of collections) {
+        const payload = c.items.map(({ id: _id, ...item }) => item);
+        for (let at = 0; at < payload.length; at += 200) {
+          await api(c.user, "POST", "/items", { items: payload.slice(at, at + 200) });
+        }
       }
       for (;;) {
-        const status = (await api("GET", "/admin/embeddings")) as { pending: number; items: number };
+        const status = (await api(collections[0]!.user, "GET", "/admin/embeddings")) as { pending: number };
         if (status.pending === 0) break;
         if (performance.now() - t0 > INDEX_TIMEOUT_MS) throw new Error(`still ${status.pending} pending`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       const indexMs = performance.now() - t0;
-      console.error(
-        `[bench] ${embedder.name}: ${items.length} items indexed in ${(indexMs / 1000).toFixed(1)} s`,
-      );
+      const total = collections.reduce((n, c) => n + c.items.length, 0);
+      console.error(`[bench] ${embedder.name}: ${total} items indexed in ${(indexMs / 1000).toFixed(1)} s`);
 
-      const perQuery: { query: LabelledQuery; mode: Mode; recall: number; rr: number }[] = [];
-      for (const query of LABELLED_QUERIES) {
-        for (const mode of MODES) {
-          const params = new URLSearchParams({ q: query.q, mode, limit: String(K) });
-          const page = (await api("GET", `/items?${params}`)) as { items: { externalId: string }[] };
-          const found = page.items.map((h) => h.externalId);
-          const hits = query.relevant.filter((id) => found.includes(id)).length;
-          const first = found.findIndex((id) => query.relevant.includes(id));
-          perQuery.push({
-            query,
-            mode,
-            recall: hits / query.relevant.length,
-            rr: first < 0 ? 0 : 1 / (first + 1),
-          });
+      for (const c of collections) {
+        const reference = new Bm25Reference(c.items);
+        const perQuery: { query: Query; mode: Mode; scores: Record<Metric, number> }[] = [];
+        for (const query of c.queries) {
+          perQuery.push({ query, mode: "bm25", scores: score(reference.search(query.q, K), query.relevant) });
+          for (const mode of MODES.filter((m) => m !== "bm25")) {
+            const params = new URLSearchParams({ q: query.q, mode, limit: String(K) });
+            const page = (await api(c.user, "GET", `/items?${params}`)) as {
+              items: { externalId: string }[];
+            };
+            const found = page.items.map((h) => h.externalId);
+            perQuery.push({ query, mode, scores: score(found, query.relevant) });
+          }
         }
+        results.push({
+          embedder: embedder.name,
+          collection: c.name,
+          items: c.items.length,
+          indexMs,
+          table: tabulate(c.kinds, perQuery),
+        });
       }
-      results.push({ embedder: embedder.name, items: items.length, indexMs, table: tabulate(perQuery) });
     } finally {
       await stack.close();
     }
@@ -117,56 +154,71 @@ writeFileSync(
   `${ROOT}bench/results/retrieval.json`,
   JSON.stringify({ at: now.toISOString(), backend: backend(), k: K, results }, null, 2),
 );
+const f = (x: number) => x.toFixed(2);
 for (const r of results) {
   console.log(
-    `\n### ${r.embedder} (${r.items} items, ${backend()}; indexed in ${(r.indexMs / 1000).toFixed(1)} s)\n`,
+    `\n### ${r.collection} set, ${r.embedder} (${r.items} items, ${backend()}; indexed in ${(r.indexMs / 1000).toFixed(1)} s)\n`,
   );
   console.log(
-    "| query kind | queries | keyword recall@10 | semantic recall@10 | hybrid recall@10 | keyword MRR@10 | semantic MRR@10 | hybrid MRR@10 |",
+    `| query kind | queries | ${METRICS.map((m) => MODES.map((mode) => `${mode} ${m}`).join(" | ")).join(" | ")} |`,
   );
-  console.log("|---|---|---|---|---|---|---|---|");
-  for (const kind of [...QUERY_KINDS, "all"] as const) {
-    const row = r.table[kind];
-    const f = (x: number) => x.toFixed(2);
-    console.log(
-      `| ${kind} | ${row.keyword.queries} | ${MODES.map((m) => f(row[m].recall)).join(" | ")} | ${MODES.map((m) => f(row[m].mrr)).join(" | ")} |`,
-    );
+  console.log(`|---|---|${METRICS.map(() => MODES.map(() => "---").join("|")).join("|")}|`);
+  for (const [kind, row] of Object.entries(r.table)) {
+    const cells = METRICS.map((m) => MODES.map((mode) => f(row[mode][m])).join(" | ")).join(" | ");
+    console.log(`| ${kind} | ${row.queries} | ${cells} |`);
   }
 }
 
+/** recall@5, recall@10 and nDCG@10 (binary relevance) of one ranked answer. */
+function score(found: string[], relevant: string[]): Record<Metric, number> {
+  const recall = (k: number) =>
+    relevant.filter((id) => found.slice(0, k).includes(id)).length / relevant.length;
+  const dcg = found
+    .slice(0, K)
+    .reduce((sum, id, i) => sum + (relevant.includes(id) ? 1 / Math.log2(i + 2) : 0), 0);
+  let ideal = 0;
+  for (let i = 0; i < Math.min(K, relevant.length); i++) ideal += 1 / Math.log2(i + 2);
+  return { "recall@5": recall(5), "recall@10": recall(10), "nDCG@10": ideal === 0 ? 0 : dcg / ideal };
+}
+
 /** The demo workspace's items of every user as one user's (shares dropped, duplicates once), then ours. */
-function corpus() {
+function corpus(): Collection["items"] {
   const ws = demoWorkspace(now);
   const seen = new Set<string>();
-  const items: Record<string, unknown>[] = [];
+  const items: Collection["items"] = [];
   for (const key of DEMO_USER_IDS) {
     for (const item of ws.itemsByOwner[key]) {
       const id = JSON.stringify([item.source, item.externalId]);
       if (seen.has(id)) continue;
       seen.add(id);
       const { sharedWith: _shared, ...own } = item;
-      items.push(own);
+      items.push({ ...own, id: own.externalId });
     }
   }
   for (const item of LABELLED_ITEMS) {
-    items.push({ ...item, source: "bench", occurredAt: new Date(now.getTime() - 86_400_000).toISOString() });
+    const occurredAt = new Date(now.getTime() - 86_400_000).toISOString();
+    items.push({ ...item, id: item.externalId, source: "bench", occurredAt });
   }
   return items;
 }
 
-function tabulate(perQuery: { query: LabelledQuery; mode: Mode; recall: number; rr: number }[]): Table {
-  const table = {} as Table;
-  for (const kind of [...QUERY_KINDS, "all"] as const) {
-    table[kind] = {} as Record<Mode, Scores>;
+function tabulate(
+  kinds: readonly string[],
+  perQuery: { query: Query; mode: Mode; scores: Record<Metric, number> }[],
+): Table {
+  const table: Table = {};
+  const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+  for (const kind of kinds.length > 1 ? [...kinds, "all"] : kinds) {
+    const row = { queries: 0 } as Table[string];
     for (const mode of MODES) {
       const rows = perQuery.filter((p) => p.mode === mode && (kind === "all" || p.query.kind === kind));
-      const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-      table[kind][mode] = {
-        recall: mean(rows.map((r) => r.recall)),
-        mrr: mean(rows.map((r) => r.rr)),
-        queries: rows.length,
-      };
+      row.queries = rows.length;
+      row[mode] = Object.fromEntries(METRICS.map((m) => [m, mean(rows.map((r) => r.scores[m]))])) as Record<
+        Metric,
+        number
+      >;
     }
+    table[kind] = row;
   }
   return table;
 }

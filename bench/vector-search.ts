@@ -14,7 +14,8 @@ import pg from "pg";
 import { ROOT } from "../scripts/lib/dev-secret";
 import { applyMigrations, createFreshDatabase, dropDatabase } from "../scripts/lib/migrate";
 import type { Db } from "../src/db/client";
-import { ensureVectorIndex, vectorSearchQuery, vectorSearchSettings } from "../src/db/item-chunks";
+import { ensureVectorIndex } from "../src/db/item-chunk-index";
+import { vectorSearchQuery, vectorSearchSettings } from "../src/db/item-chunk-search";
 import { summarize } from "./lib/stats";
 
 const USERS = Number(process.env.USERS ?? 50);

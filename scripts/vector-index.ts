@@ -9,7 +9,8 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
 import type { Db } from "../src/db/client";
-import { deleteOtherModelChunks, dropOtherVectorIndexes, ensureVectorIndex } from "../src/db/item-chunks";
+import { dropOtherVectorIndexes, ensureVectorIndex } from "../src/db/item-chunk-index";
+import { deleteOtherModelChunks } from "../src/db/item-chunk-writes";
 import { OPENAI_EMBEDDING_MODELS } from "../src/embeddings/openai";
 import { WORKERS_AI_EMBEDDING_MODELS } from "../src/embeddings/workers-ai";
 

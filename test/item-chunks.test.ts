@@ -9,18 +9,15 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
+import { ensureVectorIndex, vectorIndexName } from "../src/db/item-chunk-index";
 import {
-  deleteOtherModelChunks,
-  ensureVectorIndex,
-  loadEmbeddingSources,
   nearItems,
   searchByVector,
   type VectorSearchOptions,
-  vectorIndexName,
   vectorSearchQuery,
   vectorSearchSettings,
-  writeItemChunks,
-} from "../src/db/item-chunks";
+} from "../src/db/item-chunk-search";
+import { deleteOtherModelChunks, loadEmbeddingSources, writeItemChunks } from "../src/db/item-chunk-writes";
 import { createItemStore } from "../src/db/item-store";
 import { createPgEmbeddingIndex } from "../src/db/pg-embedding-index";
 import { itemChunks, items } from "../src/db/schema";

@@ -10,11 +10,9 @@
  * many other users the table holds (one index over everyone's items, walked backwards, would step over
  * every other user's recent rows).
  *
- * Ranking reads the tsvector of every row it ranks, so a query matching tens of thousands of items would
- * cost hundreds of milliseconds. A ranked search therefore ranks at most RANK_CANDIDATES matches: the most
- * recent ones (a query matching fewer is ranked whole). The first page's cursor carries the oldest
- * candidate's instant (its floor), and later pages rank every match at or after it, so items that arrive
- * in between never push a candidate of the first page out.
+ * The keyword channel ranks every match by BM25 over the viewer's own collection (keyword-ranking.ts); the
+ * first page counts the statistics and its cursor carries them, so later pages rank with the same numbers
+ * and never skip or repeat a row.
  */
 import { and, desc, gte, inArray, lt, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
@@ -22,22 +20,25 @@ import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import { type Db, runWithDeadline } from "./client";
-import { vectorSearchQuery, vectorSearchSettings } from "./item-chunks";
+import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { type KeywordQuery, keywordQuery } from "./keyword-query";
+import { anyTerm, type KeywordStats, keywordRanked, keywordStatistics } from "./keyword-ranking";
 import { items } from "./schema";
 import { decodeCursor, decodeFusedCursor, encodeCursor, encodeFusedCursor } from "./search-cursor";
 
-/** A ranked search ranks at most this many matches, the most recent (see above). */
-export const RANK_CANDIDATES = 200;
-/** Reciprocal-rank fusion: each channel adds 1 / (RRF_K + rank) for an item it found. */
-export const RRF_K = 60;
+/**
+ * Hybrid search: an item's score is its keyword score over the channel's best (1 for the best match, 0 when
+ * the keyword channel did not find it) plus VECTOR_WEIGHT times its place between the vector channel's
+ * farthest and nearest candidates (1 for the nearest). The keyword channel leads, its BM25 scores being the
+ * better calibrated (a strong match stays on top); the vector channel reorders close keyword scores and
+ * brings in what keywords miss, above weak keyword matches.
+ */
+export const VECTOR_WEIGHT = 0.25;
 /** Hybrid search fuses the top FUSION_DEPTH of each channel. */
 export const FUSION_DEPTH = 50;
 /** Semantic search ranks the vector channel's top SEMANTIC_DEPTH items. */
 export const SEMANTIC_DEPTH = 100;
-/** Fewer every-word matches than this and the keyword channel adds the any-word matches below them. */
-export const KEYWORD_FALLBACK_MIN = 5;
 const HEADLINE_OPTIONS = 'MaxFragments=1, MaxWords=35, MinWords=15, StartSel="", StopSel=""';
 const SNIPPET_CHARS = 240;
 /**
@@ -73,7 +74,7 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   });
 }
 
-const candidateColumns = { ...summaryColumns, body: items.body, search: items.search };
+const candidateColumns = { ...summaryColumns, body: items.body };
 
 /**
  * The rows passing `conditions` that the viewer may see, each access branch read newest first (at most
@@ -108,17 +109,15 @@ function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[]
 }
 
 /**
- * Matches of `q`, best first, in one statement. The keyword channel (keyword-query.ts: every word or a
- * variant of it; when that finds fewer than KEYWORD_FALLBACK_MIN candidates, any word, ranked below) reads
- * the most recent RANK_CANDIDATES matches of each through the access rule's branches and ranks them. The
- * vector channel (item-chunks.ts vectorSearchQuery, same access rule and filters) finds the items whose best
+ * Matches of `q`, best first. The keyword channel (keyword-query.ts, keyword-ranking.ts) ranks every
+ * visible match of the query's rarer terms by BM25, with statistics read from the viewer's items first (or
+ * carried by the cursor). The vector channel (item-chunks.ts vectorSearchQuery, same access rule and filters) finds the items whose best
  * current chunk is nearest to the query's embedding.
  *
- * - keyword: ordered by score = tier + rank / (1 + rank) (every-word matches above any-word ones), then
- *   newest first; later pages rank every match since the first page's floor (as before the channels).
- * - hybrid: the top FUSION_DEPTH of each channel fused by reciprocal rank (score = the sum of
- *   1 / (RRF_K + rank) over the channels that found the item), ties newest first, then by id.
- * - semantic: the vector channel alone, its top SEMANTIC_DEPTH scored the same way.
+ * - keyword: ordered by BM25 score, then newest first.
+ * - hybrid: the top FUSION_DEPTH of each channel fused by score (see VECTOR_WEIGHT), ties newest first,
+ *   then by id.
+ * - semantic: the vector channel alone, its top SEMANTIC_DEPTH by distance.
  * With a vector channel, every page reads the same fixed candidate set: the cursor carries the first page's
  * instant and later pages leave out items written after it.
  */
@@ -139,24 +138,30 @@ async function rankedSearch(
   const key = { model: vector.model, dimensions: vector.vector.length };
   const vectorOptions = { limit: depth, where: conditions.filter((c): c is SQL => c !== undefined) };
   const vec = vectorSearchQuery(subjectKey, vector.vector, key, vectorOptions);
-  const kw = keyword
-    ? sql`select id, row_number() over (order by score desc, occurred_at desc, id desc) as r
-        from (${keywordCandidates(subjectKey, keyword, conditions, RANK_CANDIDATES)}) k
-        order by r limit ${depth}::int`
-    : sql`select null::uuid as id, null::bigint as r where false`;
-  const loose = keyword ? keywordTsquery(keyword).loose : sql`null::tsquery`;
+  const stats: KeywordStats | undefined = keyword
+    ? (cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword)))
+    : undefined;
+  const kw =
+    keyword && stats
+      ? sql`select id, score / nullif(max(score) over (), 0) as rel, row_number() over (order by score desc, occurred_at desc, id desc) as r
+        from (${keywordRanked(subjectKey, keyword, stats, conditions)}) k
+        order by score desc, occurred_at desc, id desc limit ${depth}::int`
+      : sql`select null::uuid as id, null::float8 as rel, null::bigint as r where false`;
+  const vectorWeight = keyword ? VECTOR_WEIGHT : 1;
+  const loose = keyword ? anyTerm(keyword.terms) : sql`null::tsquery`;
   const after = cursor
     ? sql`where (f.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
   const fused = sql`
     with kw as (${kw}),
     vec as (
-      select v.item_id as id, v.snippet, row_number() over (order by v.distance, v.item_id) as r
+      select v.item_id as id, v.snippet, row_number() over (order by v.distance, v.item_id) as r,
+        coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as rel
       from (${vec}) v
     ),
     fused as (
       select coalesce(kw.id, vec.id) as id, kw.r as kr, vec.r as vr, vec.snippet as chunk_snippet,
-        coalesce(1::float8 / (${RRF_K}::int + kw.r), 0) + coalesce(1::float8 / (${RRF_K}::int + vec.r), 0) as score
+        coalesce(kw.rel, 0) + ${vectorWeight}::float8 * coalesce(vec.rel, 0) as score
       from kw full join vec on kw.id = vec.id
     )
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, f.score,
@@ -173,92 +178,19 @@ async function rankedSearch(
   const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
   const nextCursor =
     rows.length > limit && last && at
-      ? encodeFusedCursor({ channels: kind, score: last.rank, occurredAt: last.occurredAt, id: last.id, at })
+      ? encodeFusedCursor({
+          channels: kind,
+          score: last.rank,
+          occurredAt: last.occurredAt,
+          id: last.id,
+          at,
+          stats,
+        })
       : null;
   return { items: page, nextCursor };
 }
 
-/** The to_tsquery (or websearch_to_tsquery) expressions of a keyword query. */
-function keywordTsquery(keyword: KeywordQuery): { strict: SQL; loose: SQL } {
-  const strict = keyword.websearch
-    ? sql`websearch_to_tsquery('english', ${keyword.strict})`
-    : sql`to_tsquery('english', ${keyword.strict})`;
-  return {
-    strict,
-    // Websearch syntax has no fallback: its "loose" query is itself (and serves the snippet).
-    loose: keyword.loose === null ? strict : sql`to_tsquery('english', ${keyword.loose})`,
-  };
-}
-
-/**
- * The keyword channel's candidates with their score (tier + rank / (1 + rank): every-word matches in [1, 2),
- * any-word ones in [0, 1)): the `newest` most recent every-word matches and, only when those are fewer than
- * KEYWORD_FALLBACK_MIN, the `newest` most recent any-word matches (all matches when `newest` is undefined).
- */
-function keywordCandidates(
-  subjectKey: string,
-  keyword: KeywordQuery,
-  conditions: (SQL | undefined)[],
-  newest: number | undefined,
-): SQL {
-  const { strict, loose } = keywordTsquery(keyword);
-  // A phrase matches far fewer items than the AND of its words, which is all PostgreSQL estimates: expecting
-  // the newest matches early, it walked the viewer's items newest first and read every one ("weekly
-  // pipeline": 41 of 100,000, 600 ms). A phrase's matches are found through the text index instead.
-  const byTextIndex = keyword.websearch && keyword.strict.includes('"');
-  const strictRows = matchingRows(
-    subjectKey,
-    [...conditions, sql`${items.search} @@ ${strict}`],
-    newest,
-    byTextIndex,
-  );
-  const looseRows = matchingRows(
-    subjectKey,
-    [
-      ...conditions,
-      sql`${items.search} @@ ${loose}`,
-      sql`(select count(*) from strict_m) < ${KEYWORD_FALLBACK_MIN}::int`,
-    ],
-    newest,
-  );
-  return sql`
-    with strict_m as (${strictRows}), loose_m as (${looseRows})
-    select id, occurred_at, 1 + ts_rank_cd(search, ${strict}) / (1 + ts_rank_cd(search, ${strict}))::float8 as score
-    from strict_m
-    union all
-    select id, occurred_at, ts_rank_cd(search, ${loose}) / (1 + ts_rank_cd(search, ${loose}))::float8
-    from loose_m where id not in (select id from strict_m)`;
-}
-
-/**
- * (id, occurred_at, search) of the visible rows passing `conditions`, the `newest` most recent of them.
- * `byTextIndex` sorts the viewer's own matches by an expression no index provides, so they are found through
- * the text index and sorted, not by walking the viewer's items newest first.
- */
-function matchingRows(
-  subjectKey: string,
-  conditions: (SQL | undefined)[],
-  newest: number | undefined,
-  byTextIndex = false,
-): SQL {
-  const [owned, shared] = visibleBranches(subjectKey);
-  const columns = sql`${items.id} as id, ${items.occurredAt} as occurred_at, ${items.search} as search`;
-  const order = newest === undefined ? sql`` : sql`order by occurred_at desc, id desc limit ${newest}::int`;
-  const ownOrder =
-    newest === undefined || !byTextIndex
-      ? order
-      : sql`order by ${items.occurredAt} + interval '0 s' desc, ${items.id} desc limit ${newest}::int`;
-  // The shared branch is fenced by OFFSET 0, as in visibleRows.
-  return sql`
-    select * from (
-      (select ${columns} from ${items} where ${and(owned, ...conditions)} ${ownOrder})
-      union all
-      (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
-        where ${and(sql`true`, ...conditions)} ${order})
-    ) u ${order}`;
-}
-
-/** Keyword only: the floor model (see the file's header), scored by keywordCandidates. */
+/** Keyword only: every match ranked by BM25 (keyword-ranking.ts), best first, ties newest first. */
 async function keywordSearch(
   db: Db,
   subjectKey: string,
@@ -269,19 +201,16 @@ async function keywordSearch(
 ): Promise<SearchPage> {
   const cursor = cursorText ? decodeCursor(cursorText, true) : undefined;
   if (!keyword) return { items: [], nextCursor: null };
-  const conditions = cursor?.floor ? [...filters, gte(items.occurredAt, cursor.floor)] : filters;
-  // The first page ranks the most recent matches; later pages every match since the first page's floor.
-  const newest = cursor?.floor ? undefined : RANK_CANDIDATES;
-  const { loose } = keywordTsquery(keyword);
+  const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
+  const loose = anyTerm(keyword.terms);
   const after = cursor
     ? sql`where (c.score, i.occurred_at, i.id) < (${cursor.rank}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
   const rows = await runWithDeadline(
     db,
     sql`
-    with c as (${keywordCandidates(subjectKey, keyword, conditions, newest)})
+    with c as (${keywordRanked(subjectKey, keyword, stats, filters)})
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, c.score,
-      min(c.occurred_at) over () as floor,
       ts_headline('english', ${headlineSource(sql`i.body`, loose)}, ${loose}, ${HEADLINE_OPTIONS}) as snippet
     from c join ${items} i on i.id = c.id
     ${after}
@@ -290,10 +219,9 @@ async function keywordSearch(
   );
   const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
-  const floor = cursor?.floor ?? (rows[0] ? toDate(rows[0].floor as Date | string) : undefined);
   const nextCursor =
     rows.length > limit && last
-      ? encodeCursor({ rank: last.rank, occurredAt: last.occurredAt, id: last.id, floor })
+      ? encodeCursor({ rank: last.rank, occurredAt: last.occurredAt, id: last.id, stats })
       : null;
   return { items: page, nextCursor };
 }

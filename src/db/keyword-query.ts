@@ -1,7 +1,17 @@
 /**
- * The keyword channel's queries, as to_tsquery text: every word of the search must match (strict), or, when
- * that finds too little, any of them (loose, ranked by how many and how close). Each word also matches its
- * hyphen and compound variants, so "cutover", "cut-over" and "cut over" find one another:
+ * The keyword channel's query, parsed: a list of terms, each a to_tsquery('english', …) text, that search
+ * weighs one by one (keyword-ranking.ts: BM25), and the terms an item must not match. A question is read as
+ * words: "what did Maria say about the budget or the timeline" is the terms maria, say, budget, timeline
+ * (stop words such as what, did, or, and, the drop out in to_tsquery), none of them required.
+ *
+ * Operators, written on purpose:
+ *   - "a quoted phrase" is one term: its words in a row;
+ *   - -word (or -"a phrase") right after a space or at the start: items matching it are left out;
+ *   - OR in capitals between two terms joins them into one term (either matches). A lowercase "or", like
+ *     "and", is a word (a stop word).
+ *
+ * Each plain word also matches its hyphen and compound variants, so "cutover", "cut-over" and "cut over"
+ * find one another:
  *   - a hyphenated word also matches its parts joined, or apart in a row ("cut-over": also "cutover",
  *     "cut over");
  *   - two adjacent words also match the two joined or hyphenated ("cut over": also "cutover", "cut-over");
@@ -9,11 +19,9 @@
  *     hyphenated word as one compound lexeme besides its parts, so a split only matches the text that has
  *     exactly that compound: "cut-ov" never matches an item that merely says "cut".
  * Stemming and stop words stay Postgres's (to_tsquery('english', …) applies them to every alternative).
- *
- * A query written in websearch syntax (quotes for a phrase, -word, OR) is taken as written instead.
  */
 
-/** Words read from one query; a longer query is cut (its later words would barely change the ranking). */
+/** Terms read from one query; a longer query is cut (its later words would barely change the ranking). */
 export const MAX_QUERY_WORDS = 16;
 /** Splits are tried in words of this many characters (both parts at least SPLIT_MIN_PART long). */
 const SPLIT_MIN_WORD = 6;
@@ -21,32 +29,96 @@ const SPLIT_MAX_WORD = 20;
 const SPLIT_MIN_PART = 3;
 
 export interface KeywordQuery {
-  /** to_tsquery('english', strict): every word (or one of its variants). */
-  strict: string;
-  /** to_tsquery('english', loose): any word; the ranked fallback. Null for websearch syntax (no fallback). */
-  loose: string | null;
-  /** The query used websearch syntax: strict is websearch_to_tsquery's text, not to_tsquery's. */
-  websearch: boolean;
+  /** One to_tsquery('english', …) text per term, in the query's order, without repeats. */
+  terms: string[];
+  /** to_tsquery('english', …) texts an item must not match. */
+  excluded: string[];
 }
 
 const WORD = /[\p{L}\p{N}]+(?:[.-][\p{L}\p{N}]+)*/gu;
-const WEBSEARCH_SYNTAX = /["]|(^|\s)-\S|\sor\s/i;
+/** A phrase, an exclusion, the OR operator, or anything else up to the next space or quote. */
+const TOKEN = /(-?)"([^"]*)"?|(^|\s)(-)(?=[^\s"])|(\S+?)(?=\s|"|$)|\s+/gu;
 
-/** Null when the query has no word at all (punctuation only). */
+type Token =
+  | { kind: "words"; words: string[]; negated: boolean }
+  | { kind: "phrase"; words: string[]; negated: boolean }
+  | { kind: "or" };
+
+/** Null when the query has no term at all (punctuation only). */
 export function keywordQuery(q: string): KeywordQuery | null {
-  const words = (
-    q
-      .normalize("NFC")
-      .replace(/[_'’]+/g, " ")
-      .match(WORD) ?? []
-  )
-    .slice(0, MAX_QUERY_WORDS)
-    .map((w) => w.toLowerCase());
-  if (WEBSEARCH_SYNTAX.test(q)) {
-    // Written precisely (a phrase, an exclusion): no any-word fallback, which would ignore both.
-    return { strict: q, loose: null, websearch: true };
+  const tokens = tokenize(q.normalize("NFC"));
+  const terms: string[] = [];
+  const excluded: string[] = [];
+  // Runs of plain words get their compound variants across neighbours; a phrase, OR or an exclusion ends a run.
+  let run: string[] = [];
+  let joinNext = false;
+  const addTerm = (term: string) => {
+    if (joinNext && terms.length > 0) terms[terms.length - 1] = `${terms.at(-1)} | ${term}`;
+    else terms.push(term);
+    joinNext = false;
+  };
+  const flush = () => {
+    const groups = wordGroups(run);
+    run = [];
+    // OR joins the run's first word to the term before it (addTerm); later words are terms of their own.
+    for (const group of groups) addTerm(group);
+  };
+  for (const token of tokens) {
+    if (token.kind === "or") {
+      flush();
+      joinNext = terms.length > 0;
+      continue;
+    }
+    if (token.negated) {
+      flush();
+      joinNext = false;
+      const text = token.kind === "phrase" ? phrase(token.words) : wordGroups(token.words).join(" & ");
+      if (text) excluded.push(text);
+      continue;
+    }
+    if (token.kind === "phrase") {
+      flush();
+      const text = phrase(token.words);
+      if (text) addTerm(text.includes(" ") ? `(${text})` : text);
+      continue;
+    }
+    run.push(...token.words);
   }
-  if (words.length === 0) return null;
+  flush();
+  const unique = [...new Set(terms)].slice(0, MAX_QUERY_WORDS);
+  if (unique.length === 0) return null;
+  return { terms: unique, excluded: [...new Set(excluded)] };
+}
+
+function tokenize(q: string): Token[] {
+  const tokens: Token[] = [];
+  let negateNext = false;
+  for (const m of q.matchAll(TOKEN)) {
+    const [, quoteMinus, quoted, , minus, bare] = m;
+    if (quoted !== undefined) {
+      tokens.push({ kind: "phrase", words: wordsOf(quoted), negated: negateNext || quoteMinus === "-" });
+      negateNext = false;
+    } else if (minus) {
+      negateNext = true;
+    } else if (bare !== undefined) {
+      if (bare === "OR" && !negateNext) tokens.push({ kind: "or" });
+      else tokens.push({ kind: "words", words: wordsOf(bare), negated: negateNext });
+      negateNext = false;
+    }
+  }
+  return tokens.filter((t) => t.kind === "or" || t.words.length > 0);
+}
+
+function wordsOf(text: string): string[] {
+  return (text.replace(/[_'’]+/g, " ").match(WORD) ?? []).map((w) => w.toLowerCase());
+}
+
+function phrase(words: string[]): string {
+  return words.slice(0, MAX_QUERY_WORDS).join(" <-> ");
+}
+
+/** One to_tsquery text per word, with its variants (see the file's header). */
+function wordGroups(words: string[]): string[] {
   const groups = words.map((word) => new Set<string>([word]));
   words.forEach((word, i) => {
     const group = groups[i]!;
@@ -67,6 +139,5 @@ export function keywordQuery(q: string): KeywordQuery | null {
       }
     }
   });
-  const alternatives = groups.map((g) => `(${[...g].join(" | ")})`);
-  return { strict: alternatives.join(" & "), loose: alternatives.join(" | "), websearch: false };
+  return groups.map((g) => (g.size === 1 ? [...g][0]! : `(${[...g].join(" | ")})`));
 }

@@ -1,7 +1,7 @@
 /** ChunkStore over Postgres (db/item-chunks.ts), for domain/item-embedding.ts embedItems. */
 import { type ChunkStore, EMBEDDING_MAX_BODY_CHARS } from "../domain/item-embedding";
 import type { Db } from "./client";
-import { loadEmbeddingSources, writeItemChunks } from "./item-chunks";
+import { loadEmbeddingSources, writeItemChunks } from "./item-chunk-writes";
 
 export function createPgChunkStore(db: Db): ChunkStore {
   return {

@@ -7,7 +7,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { EmbeddingIndex, EmbeddingModelRef } from "../domain/item-embedding";
 import type { Db } from "./client";
-import { deleteOtherModelChunks, dropOtherVectorIndexes, ensureVectorIndex, nearItems } from "./item-chunks";
+import { dropOtherVectorIndexes, ensureVectorIndex } from "./item-chunk-index";
+import { nearItems } from "./item-chunk-search";
+import { deleteOtherModelChunks } from "./item-chunk-writes";
 import { createPgChunkStore } from "./pg-chunk-store";
 
 export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {

@@ -3,14 +3,15 @@ import { AppError } from "../domain/errors";
 import { isStorableInstant } from "../domain/instants";
 import { isUuid } from "../domain/memory";
 import { fromBase64Url, toBase64Url } from "./base64url";
+import type { KeywordStats } from "./keyword-ranking";
 
 export interface SearchCursor {
-  /** ts_rank_cd of the last row when the search has a query; absent when ordered by time only. */
+  /** The last row's BM25 score when the search has a query; absent when ordered by time only. */
   rank?: number;
   occurredAt: Date;
   id: string;
-  /** Ranked searches: the oldest candidate the first page ranked; later pages rank every match since. */
-  floor?: Date;
+  /** Ranked searches: the statistics the first page ranked with; later pages rank with the same. */
+  stats?: KeywordStats;
 }
 
 export function encodeCursor(cursor: SearchCursor): string {
@@ -18,7 +19,7 @@ export function encodeCursor(cursor: SearchCursor): string {
     r: cursor.rank,
     t: cursor.occurredAt.toISOString(),
     i: cursor.id,
-    f: cursor.floor?.toISOString(),
+    k: cursor.stats && packStats(cursor.stats),
   });
   return toBase64Url(json);
 }
@@ -32,33 +33,56 @@ export function decodeCursor(text: string, ranked: boolean): SearchCursor {
   } catch {
     throw invalid();
   }
-  const { r, t, i, f } = (parsed ?? {}) as { r?: unknown; t?: unknown; i?: unknown; f?: unknown };
+  const { r, t, i, k, ...rest } = (parsed ?? {}) as Record<string, unknown>;
   const occurredAt = instant(t);
   if (!isStorableInstant(occurredAt) || typeof i !== "string" || !isUuid(i)) throw invalid();
-  if (ranked !== isRank(r)) throw invalid();
+  if (Object.keys(rest).length > 0 || ranked !== isRank(r)) throw invalid();
   if (!ranked) {
-    if (f !== undefined) throw invalid();
+    if (k !== undefined) throw invalid();
     return { occurredAt, id: i };
   }
-  if (f === undefined) return { rank: r as number, occurredAt, id: i };
-  const floor = instant(f);
-  if (!isStorableInstant(floor) || floor > occurredAt) throw invalid();
-  return { rank: r as number, occurredAt, id: i, floor };
+  const stats = unpackStats(k);
+  if (!stats) throw invalid();
+  return { rank: r as number, occurredAt, id: i, stats };
+}
+
+/** Statistics as [N, avgdl, df...]: a cursor is opaque, but stays short. */
+function packStats(stats: KeywordStats): number[] {
+  return [stats.documents, stats.averageLength, ...stats.frequencies];
+}
+
+/** Statistics a cursor carries, or null when they are not ones a search could have counted. */
+export function unpackStats(value: unknown): KeywordStats | null {
+  if (!Array.isArray(value) || value.length < 2) return null;
+  const [documents, averageLength, ...frequencies] = value as unknown[];
+  const count = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+  if (
+    !count(documents) ||
+    typeof averageLength !== "number" ||
+    !(averageLength >= 1 && averageLength < 1e9)
+  ) {
+    return null;
+  }
+  if (!frequencies.every((df) => df === -1 || (count(df) && df <= documents))) return null;
+  return { documents, averageLength, frequencies: frequencies as number[] };
 }
 
 const instant = (value: unknown): Date =>
   typeof value === "string" ? new Date(value) : new Date(Number.NaN);
 
-/** A value ts_rank_cd can produce and Postgres' `real` can hold (no overflow, no underflow). */
-const isRank = (r: unknown): r is number => typeof r === "number" && (r === 0 || (r >= 1e-30 && r <= 1e30));
+/** A BM25 score: finite and not negative. */
+const isRank = (r: unknown): r is number =>
+  typeof r === "number" && Number.isFinite(r) && r >= 0 && r <= 1e30;
 
 /**
  * A search with a vector channel pages over one fixed candidate set: the items of the first page's instant
- * (`at`; later pages leave out what was written since) fused by reciprocal rank, ordered by (score, time,
+ * (`at`; later pages leave out what was written since) fused by score, ordered by (score, time,
  * id). `channels` says which channels made it, so a cursor is refused by a search of another mode.
  */
 export interface FusedCursor {
   channels: "kv" | "v";
+  /** With a keyword channel: the statistics the first page ranked it with. */
+  stats?: KeywordStats;
   score: number;
   occurredAt: Date;
   id: string;
@@ -73,6 +97,7 @@ export function encodeFusedCursor(cursor: FusedCursor): string {
       t: cursor.occurredAt.toISOString(),
       i: cursor.id,
       a: cursor.at.toISOString(),
+      k: cursor.stats && packStats(cursor.stats),
     }),
   );
 }
@@ -85,7 +110,8 @@ export function decodeFusedCursor(text: string, channels: FusedCursor["channels"
   } catch {
     throw invalid();
   }
-  const { c, s, t, i, a } = (parsed ?? {}) as Record<string, unknown>;
+  const { c, s, t, i, a, k } = (parsed ?? {}) as Record<string, unknown>;
+  const stats = k === undefined ? undefined : unpackStats(k);
   const occurredAt = instant(t);
   const at = instant(a);
   if (
@@ -93,13 +119,15 @@ export function decodeFusedCursor(text: string, channels: FusedCursor["channels"
     typeof s !== "number" ||
     !Number.isFinite(s) ||
     s < 0 ||
-    s > 1 ||
+    s > 2 ||
     !isStorableInstant(occurredAt) ||
     !isStorableInstant(at) ||
     typeof i !== "string" ||
-    !isUuid(i)
+    !isUuid(i) ||
+    stats === null ||
+    (channels === "kv") !== (stats !== undefined)
   ) {
     throw invalid();
   }
-  return { channels, score: s, occurredAt, id: i, at };
+  return { channels, score: s, occurredAt, id: i, at, ...(stats ? { stats } : {}) };
 }

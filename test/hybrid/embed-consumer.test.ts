@@ -12,7 +12,7 @@ import type { Services } from "../../src/app/services";
 import { buildServices } from "../../src/composition";
 import { runEmbeddingBackfill, runVectorIndexUpkeep } from "../../src/cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "../../src/cron/embed-consumer";
-import { ensureVectorIndex, vectorIndexName } from "../../src/db/item-chunks";
+import { ensureVectorIndex, vectorIndexName } from "../../src/db/item-chunk-index";
 import type { EmbedMessage } from "../../src/domain/item-embedding";
 import type { Env } from "../../src/env";
 import { newUserId } from "../support/auth";

@@ -9,7 +9,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config";
 import { createDb } from "../../src/db/client";
-import { writeItemChunks } from "../../src/db/item-chunks";
+import { writeItemChunks } from "../../src/db/item-chunk-writes";
 import { createItemStore } from "../../src/db/item-store";
 import { itemChunks, items } from "../../src/db/schema";
 import type { EmbeddedChunk, EmbeddingKey } from "../../src/domain/item-embedding";

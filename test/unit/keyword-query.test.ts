@@ -4,41 +4,68 @@ import { keywordQuery, MAX_QUERY_WORDS } from "../../src/db/keyword-query";
 describe("the keyword channel's query", () => {
   it("gives a hyphenated word its joined form and its parts in a row", () => {
     expect(keywordQuery("cut-over")).toEqual({
-      strict: "(cut-over | cutover | cut <-> over)",
-      loose: "(cut-over | cutover | cut <-> over)",
-      websearch: false,
+      terms: ["(cut-over | cutover | cut <-> over)"],
+      excluded: [],
     });
   });
 
   it("lets two adjacent words match their compound, joined or hyphenated", () => {
-    const query = keywordQuery("Kestrel cut over");
-    expect(query?.strict).toBe(
-      "(kestrel | kes-trel | kest-rel | kestrelcut | kestrel-cut) & (cut | kestrelcut | kestrel-cut | cutover | cut-over) & (over | cutover | cut-over)",
-    );
-    expect(query?.loose).toBe(query?.strict.replaceAll(") & (", ") | ("));
+    expect(keywordQuery("Kestrel cut over")?.terms).toEqual([
+      "(kestrel | kes-trel | kest-rel | kestrelcut | kestrel-cut)",
+      "(cut | kestrelcut | kestrel-cut | cutover | cut-over)",
+      "(over | cutover | cut-over)",
+    ]);
   });
 
   it("tries the hyphenated splits of a long word, both parts at least three letters", () => {
-    expect(keywordQuery("cutover")?.strict).toBe("(cutover | cut-over | cuto-ver)");
+    expect(keywordQuery("cutover")?.terms).toEqual(["(cutover | cut-over | cuto-ver)"]);
   });
 
   it("keeps only words (letters, digits, inner dots and hyphens), so to_tsquery sees no operator", () => {
-    expect(keywordQuery("what's (up) & !now: 3.5*")?.strict).toBe(
-      "(what | whats | what-s) & (s | whats | what-s | sup | s-up) & (up | sup | s-up | upnow | up-now) & (now | upnow | up-now) & (3.5)",
-    );
+    expect(keywordQuery("what's (up) & !now: 3.5*")?.terms).toEqual([
+      "(what | whats | what-s)",
+      "(s | whats | what-s | sup | s-up)",
+      "(up | sup | s-up | upnow | up-now)",
+      "(now | upnow | up-now)",
+      "3.5",
+    ]);
     expect(keywordQuery("?!")).toBeNull();
   });
 
-  it("takes web-search syntax as written, with no any-word fallback", () => {
+  it("reads a quoted phrase as one term and a leading minus as an exclusion", () => {
     expect(keywordQuery('"rollback plan" -ledger')).toEqual({
-      strict: '"rollback plan" -ledger',
-      loose: null,
-      websearch: true,
+      terms: ["(rollback <-> plan)"],
+      excluded: ["(ledger | led-ger)"],
     });
+    expect(keywordQuery('budget -"old plan"')).toEqual({
+      terms: ["(budget | bud-get)"],
+      excluded: ["old <-> plan"],
+    });
+    // A hyphen inside a word is no exclusion.
+    expect(keywordQuery("e-mail")?.excluded).toEqual([]);
   });
 
-  it("reads at most MAX_QUERY_WORDS words", () => {
+  it("reads lowercase or and and as words, and OR in capitals as either of two terms", () => {
+    expect(keywordQuery("budget or timeline")?.terms).toHaveLength(3);
+    expect(keywordQuery("budget and timeline")?.terms).toHaveLength(3);
+    expect(keywordQuery("ledger OR payments")?.terms).toEqual([
+      "(ledger | led-ger) | (payments | pay-ments | paym-ents | payme-nts)",
+    ]);
+  });
+
+  it("reads a question as its words, with no term required", () => {
+    expect(keywordQuery("When did Maria move to Lisbon?")?.terms).toEqual([
+      "(when | whendid | when-did)",
+      "(did | whendid | when-did | didmaria | did-maria)",
+      "(maria | didmaria | did-maria | mariamove | maria-move)",
+      "(move | mariamove | maria-move | moveto | move-to)",
+      "(to | moveto | move-to | tolisbon | to-lisbon)",
+      "(lisbon | tolisbon | to-lisbon | lis-bon)",
+    ]);
+  });
+
+  it("reads at most MAX_QUERY_WORDS terms", () => {
     const query = keywordQuery(Array.from({ length: 40 }, (_, i) => `w${i}`).join(" "));
-    expect(query?.strict.split(" & ")).toHaveLength(MAX_QUERY_WORDS);
+    expect(query?.terms).toHaveLength(MAX_QUERY_WORDS);
   });
 });

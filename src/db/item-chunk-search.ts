@@ -1,195 +1,15 @@
 /**
- * Item chunks and their embeddings in Postgres (pgvector; schema.ts itemChunks, drizzle/0009): what a
- * queue consumer writes after embedding an item, what a backfill pages through, and the vector channel of
- * search. Every function takes the embedding model as (model, dimensions): rows of other models or sizes
- * are never read as this one's.
- *
- * Only SQL pgvector 0.8.0 has (Neon's version): `vector`, `halfvec`, `<=>`, HNSW with
- * `hnsw.ef_search` and `hnsw.iterative_scan`.
+ * The vector channel of search over item chunks (pgvector), under the access rule of item-rows.ts: the
+ * items nearest to a query embedding (vectorSearchQuery, searchByVector) and several queries against a few
+ * given items (nearItems, the related-evidence check).
  */
 import { and, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
-import type {
-  EmbeddedChunk,
-  EmbeddingKey,
-  EmbeddingSource,
-  NearItem,
-  NearItemsOptions,
-} from "../domain/item-embedding";
+import type { EmbeddingKey, NearItem, NearItemsOptions } from "../domain/item-embedding";
 import type { ItemKind } from "../domain/item-schema";
 import { type Db, runWithDeadline } from "./client";
-import { sha256Hex } from "./content-hash";
+import { assertIndexable, modelPredicate, vectorLiteral, vectorType } from "./item-chunk-index";
 import { visibleBranches, visibleTo } from "./item-rows";
 import { items } from "./schema";
-
-/** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
-export const HNSW_MAX_VECTOR_DIMENSIONS = 2000;
-export const HNSW_MAX_HALFVEC_DIMENSIONS = 4000;
-
-// ---------------------------------------------------------------------------------------------------
-// Writing an item's chunks
-
-export interface ChunkWriteTarget extends EmbeddingKey {
-  itemId: string;
-  /** The item's content hash the chunks were made from. */
-  contentHash: string;
-}
-
-/**
- * Replaces the item's chunks of this model with `chunks`, in one statement, only if the item still
- * exists with `contentHash`. The statement locks the item row (FOR SHARE) and re-checks the hash on its
- * newest version, so an update or delete that commits first wins (nothing is written; `written: false`),
- * and one that comes later waits for this write and then makes these chunks stale (a newer hash) or
- * removes them (the cascade). Chunks past the new last index (the body got shorter) are deleted.
- */
-export async function writeItemChunks(
-  db: Db,
-  target: ChunkWriteTarget,
-  chunks: EmbeddedChunk[],
-): Promise<{ written: boolean }> {
-  if (chunks.length === 0) throw new Error("an item has at least one chunk");
-  for (const chunk of chunks) {
-    if (chunk.embedding.length !== target.dimensions) {
-      throw new Error(
-        `chunk ${chunk.index} has ${chunk.embedding.length} dimensions, not ${target.dimensions}`,
-      );
-    }
-  }
-  const rows = chunks.map((c) => ({
-    i: c.index,
-    s: c.start,
-    e: c.end,
-    n: c.snippet,
-    v: vectorLiteral(c.embedding),
-  }));
-  const { model, dimensions, itemId, contentHash } = target;
-  const result = await db.execute(sql`
-    with target as (
-      select id from items where id = ${itemId}::uuid and content_hash = ${contentHash} for share
-    ), upserted as (
-      insert into item_chunks
-        (item_id, model, dimensions, chunk_index, content_hash, start_offset, end_offset, snippet, embedding)
-      select t.id, ${model}, ${dimensions}::int, r.i, ${contentHash}, r.s, r.e, r.n, r.v::vector
-      from target t cross join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(i int, s int, e int, n text, v text)
-      on conflict (item_id, model, dimensions, chunk_index) do update set
-        content_hash = excluded.content_hash, start_offset = excluded.start_offset,
-        end_offset = excluded.end_offset, snippet = excluded.snippet, embedding = excluded.embedding,
-        embedded_at = now()
-      returning 1
-    ), trimmed as (
-      delete from item_chunks c using target t
-      where c.item_id = t.id and c.model = ${model} and c.dimensions = ${dimensions}::int
-        and c.chunk_index >= ${chunks.length}::int
-      returning 1
-    )
-    select (select count(*) from target) as matched, (select count(*) from upserted) as written`);
-  const row = result.rows[0] as { matched: string | number } | undefined;
-  return { written: Number(row?.matched ?? 0) > 0 };
-}
-
-/**
- * Deletes up to `limit` chunks of every other model or size (after the configured embedder changed);
- * call again while it answers `limit`. Their HNSW indexes go with dropOtherVectorIndexes.
- */
-export async function deleteOtherModelChunks(db: Db, keep: EmbeddingKey, limit = 5000): Promise<number> {
-  const result = await db.execute(sql`
-    delete from item_chunks where ctid = any(array(
-      select ctid from item_chunks
-      where not (model = ${keep.model} and dimensions = ${keep.dimensions}::int)
-      limit ${limit}::int))`);
-  return result.rowCount ?? 0;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// What chunking reads
-
-/**
- * What chunking needs of these items (those that still exist), with the hash to write their chunks under;
- * the body cut to its first `maxBodyChars` characters (EMBEDDING_MAX_BODY_CHARS: chunking reads no further).
- */
-export async function loadEmbeddingSources(
-  db: Db,
-  ids: string[],
-  maxBodyChars: number,
-): Promise<EmbeddingSource[]> {
-  if (ids.length === 0) return [];
-  return db
-    .select({
-      id: items.id,
-      kind: items.kind,
-      title: items.title,
-      body: sql<string>`left(${items.body}, ${maxBodyChars}::int)`,
-      contentHash: items.contentHash,
-    })
-    .from(items)
-    .where(inArray(items.id, ids));
-}
-
-// ---------------------------------------------------------------------------------------------------
-// HNSW indexes, one per (model, dimensions)
-
-/**
- * The index for a (model, dimensions): a partial HNSW index over `embedding::vector(N)` (halfvec(N) past
- * 2,000 dimensions) restricted to that model's rows, so each model's vectors have the fixed size an
- * index needs while the column takes any size. Its name is derived from the key (names are at most 63
- * bytes; model ids can be longer).
- */
-export async function vectorIndexName(key: EmbeddingKey): Promise<string> {
-  const hash = (await sha256Hex(`${key.model}\u0000${key.dimensions}`)).slice(0, 12);
-  return `item_chunks_hnsw_${key.dimensions}_${hash}`;
-}
-
-/**
- * Creates the model's HNSW index if it does not exist yet (CONCURRENTLY: writes go on while it builds),
- * and rebuilds one left invalid by an interrupted build. Idempotent; safe to call on every start or
- * before the first write of a model. Answers whether it built one.
- */
-export async function ensureVectorIndex(
-  db: Db,
-  key: EmbeddingKey,
-): Promise<{ name: string; created: boolean }> {
-  assertIndexable(key);
-  const name = await vectorIndexName(key);
-  const state = await indexState(db, name);
-  if (state === "valid" || state === "building") return { name, created: false };
-  if (state === "invalid") await db.execute(sql.raw(`drop index concurrently if exists ${quoteIdent(name)}`));
-  const { cast, ops } = vectorType(key.dimensions);
-  await db.execute(
-    sql.raw(
-      `create index concurrently if not exists ${quoteIdent(name)} on item_chunks using hnsw ` +
-        `((embedding::${cast}) ${ops}) where ${modelPredicate(key)}`,
-    ),
-  );
-  return { name, created: true };
-}
-
-/** Drops the HNSW indexes of other models (after deleteOtherModelChunks emptied them). */
-export async function dropOtherVectorIndexes(db: Db, keep: EmbeddingKey): Promise<string[]> {
-  const keepName = await vectorIndexName(keep);
-  const result = await db.execute(sql`
-    select indexname from pg_indexes
-    where schemaname = current_schema() and tablename = 'item_chunks'
-      and indexname like 'item_chunks_hnsw_%' and indexname <> ${keepName}`);
-  const names = (result.rows as { indexname: string }[]).map((r) => r.indexname);
-  for (const name of names)
-    await db.execute(sql.raw(`drop index concurrently if exists ${quoteIdent(name)}`));
-  return names;
-}
-
-async function indexState(db: Db, name: string): Promise<"missing" | "valid" | "invalid" | "building"> {
-  const result = await db.execute(sql`
-    select i.indisvalid,
-      exists (select 1 from pg_stat_progress_create_index p where p.index_relid = c.oid) as building
-    from pg_class c join pg_index i on i.indexrelid = c.oid
-    where c.relname = ${name} and c.relnamespace = current_schema()::regnamespace`);
-  const row = result.rows[0] as { indisvalid: boolean | string; building: boolean | string } | undefined;
-  if (!row) return "missing";
-  if (truthy(row.indisvalid)) return "valid";
-  return truthy(row.building) ? "building" : "invalid";
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Vector search
 
 export interface VectorSearchOptions {
   /** Items to answer, best first (1-100; default 20). */
@@ -397,9 +217,6 @@ export async function searchByVector(
   }));
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Near items: several queries against a few given items
-
 /**
  * NearItems.nearItems as SQL, one statement for every query: the queries arrive as one JSON array of
  * vector literals, the given items' current chunks of the model (their first `chunksPerItem`, under the
@@ -448,51 +265,7 @@ export async function nearItems(
   }));
 }
 
-// ---------------------------------------------------------------------------------------------------
-
-/** pgvector's text form. 9 significant digits round-trip a float4, which is what pgvector stores. */
-export function vectorLiteral(vector: readonly number[]): string {
-  return `[${vector.map((x) => Number(x.toPrecision(9))).join(",")}]`;
-}
-
-function vectorType(dimensions: number): { cast: string; ops: string } {
-  return dimensions <= HNSW_MAX_VECTOR_DIMENSIONS
-    ? { cast: `vector(${dimensions})`, ops: "vector_cosine_ops" }
-    : { cast: `halfvec(${dimensions})`, ops: "halfvec_cosine_ops" };
-}
-
-/** The partial index's predicate; literals, so a query's WHERE proves it whatever its parameters. */
-function modelPredicate(key: EmbeddingKey, alias?: string): string {
-  const column = (name: string) => (alias ? `${alias}.${name}` : name);
-  return `${column("model")} = ${quoteLiteral(key.model)} and ${column("dimensions")} = ${key.dimensions}`;
-}
-
-function assertIndexable(key: EmbeddingKey): void {
-  if (
-    !Number.isInteger(key.dimensions) ||
-    key.dimensions < 1 ||
-    key.dimensions > HNSW_MAX_HALFVEC_DIMENSIONS
-  ) {
-    throw new Error(
-      `no HNSW index takes ${key.dimensions}-dimension vectors (1-${HNSW_MAX_HALFVEC_DIMENSIONS})`,
-    );
-  }
-  const control = [...key.model].some((ch) => ch.charCodeAt(0) < 0x20);
-  if (key.model === "" || control) throw new Error("invalid embedding model id");
-}
-
 function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return 20;
   return Math.min(100, Math.max(1, Math.trunc(limit)));
 }
-
-/** A standard-conforming string literal (standard_conforming_strings is on by default since 9.1). */
-function quoteLiteral(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-const truthy = (value: unknown) => value === true || value === "t" || value === "true";

@@ -1,0 +1,186 @@
+/**
+ * The keyword channel's ranking: Okapi BM25 over the viewer's collection, in SQL that PostgreSQL 15-18,
+ * PGlite and Neon all run (full-text search only; no extension).
+ *
+ *   score(item) = sum over the query's terms t of  idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+ *   idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+ *
+ * - tf: the term's occurrences in the item, a title occurrence counting TITLE_WEIGHT, an author or body one 1.
+ *   ts_rank_cd of a single term with normalisation 0 is the sum of its occurrences' weights, which is what
+ *   `termFrequency` reads (weights D, C, B, A = 0.5, 0.5, 0.5, 1, doubled).
+ * - dl: the item's length in bytes (title, author and the indexed part of the body: octet_length reads the
+ *   stored size, never the text), avgdl its mean over the viewer's newest STATS_SAMPLE items.
+ * - N and df(t): counted over the items the viewer may see (their own and those shared with them or their
+ *   teams), never anyone else's, so the order of a result says nothing about items the viewer cannot see.
+ *   They are read at query time through the access rule's two indexes, so they are current after every
+ *   ingest, delete, share, unshare or change of team. df is counted exactly up to DF_EXACT_CAP; a term more
+ *   common than that is estimated from its share of the sample (its idf is small either way).
+ *
+ * Candidates: every visible item matching one of the rarest terms, taken from the rarest up while their
+ * document frequencies add up to at most CANDIDATE_BUDGET (at least the rarest one), so a common word beside a
+ * rare one costs nothing; the other terms still count in the score. When even the rarest term is more common
+ * than that, the newest CANDIDATE_BUDGET items matching it are ranked: the cost stays bounded.
+ */
+import { and, type SQL, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { visibleBranches } from "./item-rows";
+import type { KeywordQuery } from "./keyword-query";
+import { items } from "./schema";
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/** A title occurrence counts this many times an author or body one. */
+export const TITLE_WEIGHT = 2;
+/** df is counted exactly up to this many items; past it, estimated from the sample. */
+export const DF_EXACT_CAP = 5000;
+/** avgdl, and the df of very common terms, come from the viewer's newest this many items. */
+export const STATS_SAMPLE = 1000;
+/** How many matches the candidate terms may have together (see the file's header). */
+export const CANDIDATE_BUDGET = 4000;
+/** Body characters the search column indexes (schema.ts items.search). */
+const INDEXED_BODY_CHARS = 200_000;
+
+/** What shapes a ranking, all of it from the viewer's items: a search's later pages reuse it as it was. */
+export interface KeywordStats {
+  /** N: the items the viewer may see. */
+  documents: number;
+  /** avgdl, in bytes. */
+  averageLength: number;
+  /** df of each of the query's terms, in order; -1 for a term with no lexeme (stop words only). */
+  frequencies: number[];
+}
+
+const tsquery = (text: string): SQL => sql`to_tsquery('english', ${text})`;
+
+/** A tsquery matching any of `terms` (to_tsquery texts). */
+export function anyTerm(terms: string[]): SQL {
+  return sql`(${sql.join(terms.map(tsquery), sql` || `)})`;
+}
+
+/** The item's length in bytes as BM25 normalises it (dl). */
+const itemLength = sql`(octet_length(coalesce(${items.title}, '')) + octet_length(coalesce(${items.author}, ''))
+  + least(octet_length(${items.body}), ${INDEXED_BODY_CHARS}::int))::float8`;
+
+/** N, avgdl and each term's df over the items the viewer may see (one statement). */
+export async function keywordStatistics(
+  db: Db,
+  subjectKey: string,
+  query: KeywordQuery,
+): Promise<KeywordStats> {
+  const [owned, shared] = visibleBranches(subjectKey);
+  const sharedItems = sql`(select * from ${items} where ${shared} offset 0) ${items}`;
+  const newest = sql`order by ${items.occurredAt} desc, ${items.id} desc limit ${STATS_SAMPLE}::int`;
+  const sampleColumns = sql`${items.occurredAt} as occurred_at, ${items.id} as id, ${items.search} as search, ${itemLength} as dl`;
+  const capped = (where: SQL) => sql`(select count(*) from (
+      (select 1 from ${items} where ${and(owned, where)} limit ${DF_EXACT_CAP}::int)
+      union all
+      (select 1 from ${sharedItems} where ${where} limit ${DF_EXACT_CAP}::int)) m)`;
+  const perTerm = query.terms.map(
+    (term, i) => sql`, numnode(${tsquery(term)}) as nodes_${sql.raw(String(i))},
+      ${capped(sql`${items.search} @@ ${tsquery(term)}`)} as df_${sql.raw(String(i))},
+      (select count(*) from sample s where s.search @@ ${tsquery(term)}) as sampled_${sql.raw(String(i))}`,
+  );
+  const result = await db.execute(sql`
+    with sample as materialized (
+      select * from (
+        (select ${sampleColumns} from ${items} where ${owned} ${newest})
+        union all
+        (select ${sampleColumns} from ${sharedItems} ${newest})
+      ) u order by occurred_at desc, id desc limit ${STATS_SAMPLE}::int
+    )
+    select (select count(*) from ${items} where ${owned})
+        + (select count(*) from ${sharedItems}) as documents,
+      (select count(*) from sample) as sample_size, (select avg(dl) from sample) as average_length
+      ${sql.join(perTerm, sql``)}`);
+  const row = (result.rows[0] ?? {}) as Record<string, unknown>;
+  const documents = Number(row.documents ?? 0);
+  const sampleSize = Number(row.sample_size ?? 0);
+  const frequencies = query.terms.map((_, i) => {
+    if (Number(row[`nodes_${i}`]) === 0) return -1;
+    const counted = Number(row[`df_${i}`]);
+    if (counted < DF_EXACT_CAP || sampleSize === 0) return counted;
+    const estimate = Math.round((documents * Number(row[`sampled_${i}`])) / sampleSize);
+    return Math.min(documents, Math.max(DF_EXACT_CAP, estimate));
+  });
+  // Rounded as a cursor carries it, so every page ranks with the very same number.
+  const averageLength = Number(Math.max(1, Number(row.average_length ?? 1)).toPrecision(9));
+  return { documents, averageLength, frequencies };
+}
+
+/** BM25's inverse document frequency (the variant that is never negative). */
+export function inverseDocumentFrequency(documents: number, frequency: number): number {
+  return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+}
+
+/** The terms whose matches are the candidates (see the file's header), as indexes into query.terms. */
+export function candidateTerms(stats: KeywordStats): { terms: number[]; bounded: boolean } {
+  const usable = stats.frequencies
+    .map((df, i) => ({ df, i }))
+    .filter((t) => t.df >= 0)
+    .sort((a, b) => a.df - b.df || a.i - b.i);
+  const terms: number[] = [];
+  let total = 0;
+  for (const t of usable) {
+    if (terms.length > 0 && total + t.df > CANDIDATE_BUDGET) break;
+    terms.push(t.i);
+    total += t.df;
+  }
+  return { terms, bounded: total > CANDIDATE_BUDGET };
+}
+
+/**
+ * (id, occurred_at, score) of the visible items passing `conditions` that match a candidate term and no
+ * excluded one, scored by BM25 with `stats`. Empty when no term has a lexeme.
+ */
+export function keywordRanked(
+  subjectKey: string,
+  query: KeywordQuery,
+  stats: KeywordStats,
+  conditions: (SQL | undefined)[],
+): SQL {
+  const { terms: chosen, bounded } = candidateTerms(stats);
+  if (chosen.length === 0) {
+    return sql`select null::uuid as id, null::timestamptz as occurred_at, 0::float8 as score where false`;
+  }
+  const where = [
+    ...conditions,
+    sql`${items.search} @@ ${anyTerm(chosen.map((i) => query.terms[i]!))}`,
+    query.excluded.length > 0 ? sql`not (${items.search} @@ ${anyTerm(query.excluded)})` : undefined,
+  ];
+  const k1 = BM25_K1;
+  const norm = sql`(${1 - BM25_B}::float8 + ${BM25_B / stats.averageLength}::float8 * c.dl)`;
+  const parts = query.terms.flatMap((term, i) => {
+    const df = stats.frequencies[i]!;
+    if (df < 0) return [];
+    const idf = inverseDocumentFrequency(stats.documents, df);
+    const tf = termFrequency(sql`c.search`, term);
+    return [sql`${idf}::float8 * ${tf} * ${k1 + 1}::float8 / (${tf} + ${k1}::float8 * ${norm})`];
+  });
+  return sql`
+    select c.id, c.occurred_at, (${sql.join(parts, sql` + `)}) as score
+    from (${candidateRows(subjectKey, where, bounded)}) c`;
+}
+
+/** The weighted occurrences of a term in a tsvector (see the file's header). */
+function termFrequency(search: SQL, term: string): SQL {
+  return sql`(2 * ts_rank_cd('{0.5, 0.5, 0.5, 1}'::float4[], ${search}, ${tsquery(term)}, 0))::float8`;
+}
+
+/**
+ * (id, occurred_at, search, dl) of the visible rows passing `conditions`; the newest CANDIDATE_BUDGET of them
+ * when `bounded`. Unbounded, the candidate terms are rare by construction and nothing is ordered or limited,
+ * so the planner finds the rows through the text index (with a LIMIT it may walk the viewer's items newest
+ * first, testing each). The shared branch is fenced by OFFSET 0 (item-search.ts visibleRows).
+ */
+function candidateRows(subjectKey: string, conditions: (SQL | undefined)[], bounded: boolean): SQL {
+  const [owned, shared] = visibleBranches(subjectKey);
+  const columns = sql`${items.id} as id, ${items.occurredAt} as occurred_at, ${items.search} as search, ${itemLength} as dl`;
+  const order = bounded ? sql`order by occurred_at desc, id desc limit ${CANDIDATE_BUDGET}::int` : sql``;
+  return sql`
+    select * from (
+      (select ${columns} from ${items} where ${and(owned, ...conditions)} ${order})
+      union all
+      (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
+        where ${and(sql`true`, ...conditions)} ${order})
+    ) u ${order}`;
+}
