@@ -100,5 +100,19 @@ export async function sha256Hex(text: string): Promise<string> {
 /** The product of a User-Agent (`curl/8.5.0` of `curl/8.5.0 (x86_64)`), bounded; null without one. */
 export function userAgentProduct(header: string | null | undefined): string | null {
   const first = header?.trim().split(/\s+/)[0];
-  return first ? first.slice(0, 100) : null;
+  return first ? safeAuditText(first, 100) : null;
+}
+
+/** The bounds of an event's strings, in UTF-16 units (what the audit consumer accepts). */
+export const AUDIT_TEXT_LIMITS = { name: 400, client: 200, requestId: 100 } as const;
+
+/**
+ * Text any audit event can carry and the table can hold: NUL and lone surrogates replaced by U+FFFD, cut
+ * at `max` UTF-16 units without splitting a surrogate pair.
+ */
+export function safeAuditText(value: string, max: number): string {
+  const clean = value.replaceAll("\u0000", "\uFFFD").toWellFormed();
+  if (clean.length <= max) return clean;
+  const last = clean.charCodeAt(max - 1);
+  return clean.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

@@ -4,7 +4,7 @@
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import { finishAudit } from "../app/audit";
-import { userAgentProduct } from "../domain/audit";
+import { AUDIT_TEXT_LIMITS, safeAuditText, userAgentProduct } from "../domain/audit";
 import type { McpContext } from "./deps";
 import { registerDismissalTools } from "./dismissal-tools";
 import { registerItemReadTools } from "./item-read-tools";
@@ -45,5 +45,7 @@ export function createMemoryMcpServer(bound: Omit<McpContext, "finishAudit">): M
 /** The MCP client's name/version (its initialize, or the request's envelope), else the User-Agent's product. */
 function clientOf(server: McpServer, userAgent: string | null): string | null {
   const info = server.server.getClientVersion();
-  return info ? `${info.name}/${info.version}`.slice(0, 200) : userAgentProduct(userAgent);
+  return info
+    ? safeAuditText(`${info.name}/${info.version}`, AUDIT_TEXT_LIMITS.client)
+    : userAgentProduct(userAgent);
 }
