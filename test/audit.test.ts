@@ -193,6 +193,36 @@ describe("reads are audited", () => {
   });
 });
 
+describe("the NDJSON export", () => {
+  it("escapes U+2028, U+2029 and U+0085, so a tool splitting on any Unicode line break sees one event a line", async () => {
+    const actor = newUserId("line-breaks");
+    const client = "agent\u2028one\u2029two\u0085three/1.0";
+    await services().auditStore.write([
+      {
+        id: crypto.randomUUID(),
+        at: new Date().toISOString(),
+        workspaceId: "default",
+        actor,
+        subject: actor,
+        action: "memory.read",
+        channel: "mcp",
+        client,
+        requestId: crypto.randomUUID(),
+        version: null,
+        itemIds: [],
+        queryHash: null,
+        status: 200,
+      },
+    ]);
+    const res = await call(admin, "GET", `/audit?format=ndjson&actor=${actor}`, { scopes: ADMIN });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toMatch(/[\u2028\u2029\u0085]/);
+    const lines = text.split(/\r\n|[\n\r\u2028\u2029\u0085]/).filter((l) => l !== "");
+    expect(lines.map((l) => (JSON.parse(l) as AuditEventJson).client)).toEqual([client]);
+  });
+});
+
 describe("every audited action", () => {
   it("versions, diffs, asOf, dismissals, item deletes and unshares, over HTTP and MCP", async () => {
     const { userId, version, itemId } = await userWithMemory("actions");

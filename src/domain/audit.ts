@@ -2,6 +2,7 @@
  * The audit trail's vocabulary and ports: what an event is, where the entry points send finished events (an
  * AuditSink, the queue), and the append-only store they end in. Never item text, never query text.
  */
+import { ERASED_PREFIX } from "./workspaces";
 
 export const AUDIT_ACTIONS = [
   "memory.read",
@@ -84,8 +85,6 @@ export interface AuditStore {
    */
   eraseUser(workspaceId: string, userId: string, at: Date): Promise<void>;
 }
-
-export const ERASED_PREFIX = "erased:";
 
 /** The one-way name an erased user's events carry: SHA-256 of workspace, separator and user id (hex, 32). */
 export async function erasedName(workspaceId: string, userId: string): Promise<string> {
