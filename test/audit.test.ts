@@ -123,9 +123,9 @@ describe("reads are audited", () => {
     const mcp = events.filter((e) => e.channel === "mcp");
     expect(mcp).toHaveLength(3);
     expect(mcp.filter((e) => e.client === "test-modern/1.0.0")).toHaveLength(2);
-    // A 2025-era stateless call carries no initialize: the client is the User-Agent's product.
+    // A 2025-era call after initialize: the client's name comes back in the signed session id.
     expect(mcp.filter((e) => e.client !== "test-modern/1.0.0").map((e) => e.client)).toEqual([
-      "old-agent/1.0",
+      "test-v1/1.0.0",
     ]);
     expect(new Set(events.map((e) => e.id)).size).toBe(6);
 

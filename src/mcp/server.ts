@@ -30,7 +30,7 @@ export function createMemoryMcpServer(bound: Omit<McpContext, "finishAudit">): M
       finishAudit(bound.services, {
         caller: bound.caller,
         channel: "mcp",
-        client: clientOf(server, bound.userAgent),
+        client: clientOf(server, bound),
         requestId: bound.requestId,
         status,
       }),
@@ -42,9 +42,15 @@ export function createMemoryMcpServer(bound: Omit<McpContext, "finishAudit">): M
   return server;
 }
 
-/** The MCP client's name/version (its initialize, or the request's envelope), else the User-Agent's product. */
-function clientOf(server: McpServer, userAgent: string | null): string | null {
-  const info = server.server.getClientVersion();
+/**
+ * The MCP client's name/version (its initialize, the request's envelope, or an older-era client's signed
+ * session id), else the User-Agent's product.
+ */
+function clientOf(
+  server: McpServer,
+  { userAgent, sessionClient }: Omit<McpContext, "finishAudit">,
+): string | null {
+  const info = server.server.getClientVersion() ?? sessionClient;
   return info
     ? safeAuditText(`${info.name}/${info.version}`, AUDIT_TEXT_LIMITS.client)
     : userAgentProduct(userAgent);
