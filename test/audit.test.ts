@@ -123,9 +123,9 @@ describe("reads are audited", () => {
     const mcp = events.filter((e) => e.channel === "mcp");
     expect(mcp).toHaveLength(3);
     expect(mcp.filter((e) => e.client === "test-modern/1.0.0")).toHaveLength(2);
-    // A 2025-era stateless call carries no initialize: the client is the User-Agent's product.
+    // A 2025-era call after initialize: the client's name comes back in the signed session id.
     expect(mcp.filter((e) => e.client !== "test-modern/1.0.0").map((e) => e.client)).toEqual([
-      "old-agent/1.0",
+      "test-v1/1.0.0",
     ]);
     expect(new Set(events.map((e) => e.id)).size).toBe(6);
 
@@ -190,6 +190,36 @@ describe("reads are audited", () => {
       .map((l) => JSON.parse(l) as AuditEventJson);
     expect(lines.length).toBeGreaterThanOrEqual(1);
     expect(lines.every((e) => e.actor === userId && e.action === "memory.read")).toBe(true);
+  });
+});
+
+describe("the NDJSON export", () => {
+  it("escapes U+2028, U+2029 and U+0085, so a tool splitting on any Unicode line break sees one event a line", async () => {
+    const actor = newUserId("line-breaks");
+    const client = "agent\u2028one\u2029two\u0085three/1.0";
+    await services().auditStore.write([
+      {
+        id: crypto.randomUUID(),
+        at: new Date().toISOString(),
+        workspaceId: "default",
+        actor,
+        subject: actor,
+        action: "memory.read",
+        channel: "mcp",
+        client,
+        requestId: crypto.randomUUID(),
+        version: null,
+        itemIds: [],
+        queryHash: null,
+        status: 200,
+      },
+    ]);
+    const res = await call(admin, "GET", `/audit?format=ndjson&actor=${actor}`, { scopes: ADMIN });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toMatch(/[\u2028\u2029\u0085]/);
+    const lines = text.split(/\r\n|[\n\r\u2028\u2029\u0085]/).filter((l) => l !== "");
+    expect(lines.map((l) => (JSON.parse(l) as AuditEventJson).client)).toEqual([client]);
   });
 });
 

@@ -179,6 +179,26 @@ describe("who may send to an ingest address", () => {
     expect((await issue(user)).allowedSenders).toEqual(first.allowedSenders);
   });
 
+  it("refuses an entry holding a NUL or a lone surrogate with a 422 naming it, and changes nothing", async () => {
+    const user = newUserId();
+    const first = await issue(user, { allowedSenders: ["dana@example.com"] });
+    for (const [bad, message] of [
+      ["eve\u0000@example.com", "must not contain NUL characters"],
+      ["eve\ud800@example.com", "must be valid Unicode (no lone surrogates)"],
+    ]) {
+      const res = await call(user, "POST", "/me/ingest-address", {
+        body: { allowedSenders: ["ok@example.com", bad] },
+      });
+      expect(res.status).toBe(422);
+      const error = (await res.json()) as { error: { code: string; details: unknown } };
+      expect(error.error.code).toBe("validation_failed");
+      expect(error.error.details).toEqual({
+        problems: [{ index: 1, path: "allowedSenders.1", message: `${JSON.stringify(bad)} ${message}` }],
+      });
+    }
+    expect((await issue(user)).allowedSenders).toEqual(first.allowedSenders);
+  });
+
   it("refuses mail to the address of a member an admin removed", async () => {
     const user = newUserId();
     const { address } = await issue(user, { allowedSenders: [SENDER] });

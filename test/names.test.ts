@@ -52,6 +52,9 @@ describe("the name rule", () => {
     expect(nameProblem("pia ", "user")).toBe("must not start or end with whitespace");
     expect(nameProblem(" team:crew", "user")).toBe("must not start or end with whitespace");
     expect(nameProblem("team:crew", "user")).toBe('must not start with "team:", which names a team');
+    expect(nameProblem("erased:0123", "user")).toBe(
+      'must not start with "erased:", which names an erased user',
+    );
     expect(nameProblem("crew", "team")).toBeNull();
     expect(nameProblem(" crew", "team")).toBe("must not start or end with whitespace");
     expect(nameProblem(" acme", "workspace")).toBe("must not start or end with whitespace");
@@ -66,6 +69,7 @@ describe("a token whose sub or workspace is not a usable name", () => {
     ["pia ", "must not start or end with whitespace"],
     [" team:crew", "must not start or end with whitespace"],
     ["team:crew", 'must not start with "team:", which names a team'],
+    ["erased:0123abcd", 'must not start with "erased:", which names an erased user'],
   ])('is a 401 over HTTP for sub "%s", saying why', async (sub, why) => {
     const ws = newWorkspace();
     await registerMembersIn(ws, "pia");

@@ -7,6 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sha256Hex } from "../src/domain/audit";
 import type { RunStats } from "../src/domain/generation";
 import type { Env } from "../src/env";
 import worker from "../src/index";
@@ -202,6 +203,54 @@ describe("the usage ledger", () => {
       (await usage.json()) as { days: { runsByOutcome: Record<string, number>; inputTokens: number }[] }
     ).days;
     expect(day).toMatchObject({ runsByOutcome: { succeeded: 1, budgetExhausted: 1 }, inputTokens: 900 });
+  });
+
+  it("DELETE /me takes the user's name off their usage; a user who joins again with the same id starts from nothing, budget included", async () => {
+    const budget = { DAILY_TOKEN_BUDGET: "1000" };
+    const { userId, generator, clock, itemId } = await subject("erased-usage", budget);
+    generator.push({
+      kind: "accept",
+      statements: [statement("Work", "Spends the day's tokens", itemId)],
+      stats: stats({ "gen-model": { inputTokens: 900, outputTokens: 200, calls: 2 } }),
+    });
+    await run(userId, clock);
+    const admin = newUserId("erase-usage-admin");
+    const usageSubjects = async () => {
+      const res = await get(admin, `/usage?since=${DAY}&until=${DAY}`, {}, [...READ_WRITE, "admin"]);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { subjects: { subject: string; inputTokens: number }[] }).subjects;
+    };
+    expect((await usageSubjects()).find((s) => s.subject === userId)).toMatchObject({ inputTokens: 900 });
+
+    const ctx = createExecutionContext();
+    const request = new Request("http://local/me", { method: "DELETE", headers: await bearer(userId) });
+    const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(204);
+
+    const left = await testDb().execute(sql`select 1 from usage_daily where subject_id = ${userId}`);
+    expect(left.rows).toEqual([]);
+    const subjects = await usageSubjects();
+    expect(subjects.map((s) => s.subject)).not.toContain(userId);
+    // The workspace's totals stand, under the one-way name the audit trail gives the erased user.
+    const hashed = `erased:${(await sha256Hex(`default\u001f${userId}`)).slice(0, 32)}`;
+    expect(subjects.find((s) => s.subject === hashed)).toMatchObject({ inputTokens: 900 });
+
+    // Joining again under the same id: no inherited usage, so the day's budget is whole again.
+    const again = new FakeGenerator();
+    const againClock = new FakeClock(`${DAY}T12:00:00Z`);
+    await installAgent(userId, again, againClock);
+    overrideAgentOf(userId, { env: budget });
+    const [fresh] = await ingestSettled(userId, [item({ externalId: "erased-usage-again" })]);
+    const mine = await get(userId, `/me/usage?since=${DAY}&until=${DAY}`, {});
+    expect(((await mine.json()) as { days: unknown[] }).days).toEqual([]);
+    again.push({ kind: "accept", statements: [statement("Work", "Starts afresh", fresh!)] });
+    await run(userId, againClock);
+    expect(again.requests).toHaveLength(1);
+    const runs = await testDb().execute<{ outcome: string }>(
+      sql`select outcome from memory_runs where subject_id = ${userId}`,
+    );
+    expect(runs.rows).toEqual([{ outcome: "accepted" }]);
   });
 
   it("refuses bad ranges and settings clearly", async () => {

@@ -5,7 +5,15 @@
  * queue off the response path. If the queue refuses them they are written to the store directly; if that
  * fails too the loss is counted and logged, and the answer is unaffected.
  */
-import { type AuditChannel, type AuditEvent, type AuditFilter, erasedName, sha256Hex } from "../domain/audit";
+import {
+  AUDIT_TEXT_LIMITS,
+  type AuditChannel,
+  type AuditEvent,
+  type AuditFilter,
+  erasedName,
+  safeAuditText,
+  sha256Hex,
+} from "../domain/audit";
 import { AppError } from "../domain/errors";
 import { localName } from "../domain/workspaces";
 import type { AuditEntry } from "./audit-trail";
@@ -27,8 +35,9 @@ let lostEvents = 0;
 export const lostAuditEvents = (): number => lostEvents;
 
 /**
- * Finishes the request's pending events and delivers them after the answer (services.defer). Never
- * throws: the audit path failing costs the events, counted and logged, never the answer.
+ * Finishes the request's pending events (every string made safe for the table: eventOf) and delivers
+ * them after the answer (services.defer). Never throws: the audit path failing costs the events, counted
+ * and logged, never the answer.
  */
 export function finishAudit(services: Services, origin: AuditOrigin): void {
   if (origin.channel === "http" && services.audit.handedOver) return;
@@ -42,13 +51,13 @@ export function eventOf(entry: AuditEntry, origin: AuditOrigin): AuditEvent {
   return {
     id: entry.id,
     at: entry.at.toISOString(),
-    workspaceId: origin.caller.workspaceId,
-    actor: entry.names?.actor ?? origin.caller.userId,
-    subject: entry.names?.subject ?? localName(entry.subjectKey),
+    workspaceId: safeAuditText(origin.caller.workspaceId, AUDIT_TEXT_LIMITS.name),
+    actor: safeAuditText(entry.names?.actor ?? origin.caller.userId, AUDIT_TEXT_LIMITS.name),
+    subject: safeAuditText(entry.names?.subject ?? localName(entry.subjectKey), AUDIT_TEXT_LIMITS.name),
     action: entry.action,
     channel: origin.channel,
-    client: origin.client,
-    requestId: origin.requestId,
+    client: origin.client === null ? null : safeAuditText(origin.client, AUDIT_TEXT_LIMITS.client),
+    requestId: safeAuditText(origin.requestId, AUDIT_TEXT_LIMITS.requestId),
     version: entry.version,
     itemIds: entry.itemIds,
     queryHash: entry.queryHash,
@@ -74,14 +83,17 @@ export async function deliverAudit(
   }
 }
 
+/** What the log names of a lost event: its id ("unknown" when it had none) and action, when known. */
+export type LostEvent = Pick<AuditEvent, "id"> & { action?: AuditEvent["action"] };
+
 /** Counts and logs events that are lost for good (never their content beyond ids and actions). */
-export function recordLoss(events: AuditEvent[], cause: Record<string, unknown>): void {
+export function recordLoss(events: LostEvent[], cause: Record<string, unknown>): void {
   lostEvents += events.length;
   log("error", "audit_lost", {
     events: events.length,
     lostTotal: lostEvents,
     ids: events.slice(0, 20).map((e) => e.id),
-    actions: [...new Set(events.map((e) => e.action))],
+    actions: [...new Set(events.flatMap((e) => (e.action ? [e.action] : [])))],
     ...cause,
   });
 }

@@ -50,7 +50,9 @@ function validSenders(entries: string[]): string[] {
   }
   const problems = entries.flatMap((entry, index) => {
     const problem = allowedSenderProblem(entry);
-    return problem ? [{ index, path: `allowedSenders.${index}`, message: `"${entry}" ${problem}` }] : [];
+    // Quoted as JSON: a NUL or a lone surrogate is named by its escape, never sent raw.
+    const quoted = JSON.stringify(entry);
+    return problem ? [{ index, path: `allowedSenders.${index}`, message: `${quoted} ${problem}` }] : [];
   });
   if (problems.length > 0) {
     throw new AppError("validation_failed", `${problems.length} allowed sender(s) are invalid`, {

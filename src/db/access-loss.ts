@@ -11,13 +11,15 @@
  * versions and the current markdown together. A version rewritten concurrently by another redaction fails
  * the optimistic check (redacted_at) and is re-checked against the state after both. The subject's
  * dismissals citing such an item go in the same batch (their text came from it), and every redacted
- * statement is logged in its version's `removed` (id and section only).
+ * statement is logged in its version's `removed` (id and section only). So do the words of the subject's
+ * runs ledger that could have come from the item (forgetRunWords): the ledger keeps counts and ids.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { RemovedStatement, Statement } from "../domain/memory";
 import type { RedactedVersion } from "../memory/erasure-store";
 import { redactVersion } from "../memory/redaction";
 import { type Db, statementDeadline } from "./client";
+import { principalsOf } from "./item-rows";
 import { parseJson, uuidArray } from "./sql-values";
 
 /** Concurrent redactions of one version are retried this many times. */
@@ -67,7 +69,10 @@ export async function writeWithRedaction(
   const redacted = citing.map((c) => redactVersion(c.version, new Set(c.lost)));
   const payload = payloadOf(redacted, citing, at);
   const dismissals = hasCandidates(candidates)
-    ? [forgetDismissals(db, candidatesWhere(candidates), lostAfter(change))]
+    ? [
+        forgetDismissals(db, candidatesWhere(candidates), lostAfter(change)),
+        forgetRunWords(db, candidates, lostAfter(change)),
+      ]
     : [];
   // The worker's deadline first: a write it gave up on (a 503) is stopped by the database too, instead of
   // committing later (behind a lock, say) for the client's retry to find "unchanged".
@@ -213,6 +218,51 @@ function forgetDismissals(db: Db, where: SQL, lost: SQL) {
   return db.execute(sql`
     delete from memory_dismissals v
     where ${where} and exists (select 1 from unnest(v.cited_item_ids) c where ${lost})`);
+}
+
+/** What a run's ledger row keeps of a text it recorded once the subject lost an item it could have read. */
+const REDACTED = "(redacted)";
+
+/**
+ * The words the runs ledger recorded (superseded and salvaged statements and why, the judge's reason, an
+ * error message) of every candidate subject's run that could have read an item the subject is losing: the
+ * run ended after the item was ingested, and the subject could see it. A dropped statement's citations are
+ * not recorded, so this is by reading, not by citation: counts, ids, sections and causes stay. The judge's
+ * reason the run's version carries goes with it. Evaluated on the state before the batch's writes.
+ */
+function forgetRunWords(db: Db, { subjects, items, itemsOfOwner }: Candidates, lost: SQL) {
+  const runs: SQL[] = [sql`true`];
+  const read: SQL[] = [sql`true`];
+  if (subjects) runs.push(sql`v.subject_id = any(${sql.param(subjects)}::text[])`);
+  if (items) read.push(sql`y.id = any(${uuidArray(items)})`);
+  if (itemsOfOwner) {
+    runs.push(sql`v.subject_id <> ${itemsOfOwner}`);
+    read.push(sql`y.owner_id = ${itemsOfOwner}`);
+  }
+  const redacted = sql`${JSON.stringify(REDACTED)}::jsonb`;
+  const words = sql`${JSON.stringify({ text: REDACTED, reason: REDACTED })}::jsonb`;
+  return db.execute(sql`
+    with forgotten as (
+      update memory_runs v set
+        verdict = case when v.verdict ? 'reason' then jsonb_set(v.verdict, '{reason}', ${redacted}) else v.verdict end,
+        error_message = case when v.error_message is null then null else ${REDACTED} end,
+        salvaged = case when jsonb_typeof(v.salvaged->'statements') = 'array' then jsonb_set(v.salvaged, '{statements}',
+          coalesce((select jsonb_agg(e || ${words}) from jsonb_array_elements(v.salvaged->'statements') e), '[]'::jsonb))
+          else v.salvaged end,
+        superseded = case when jsonb_typeof(v.superseded) = 'array' then
+          coalesce((select jsonb_agg(e || jsonb_build_object('text', ${REDACTED}::text)) from jsonb_array_elements(v.superseded) e), '[]'::jsonb)
+          else v.superseded end
+      where ${sql.join(runs, sql` and `)}
+        and (v.verdict ? 'reason' or v.error_message is not null or v.salvaged is not null or v.superseded is not null)
+        and exists (
+          select 1 from items y cross join lateral (select y.id) as l(c)
+          where ${sql.join(read, sql` and `)}
+            and coalesce(v.finished_at, 'infinity'::timestamptz) >= y.created_at
+            and (y.owner_id = v.subject_id or y.shared_with && ${principalsOf(sql`v.subject_id`)})
+            and ${lost})
+      returning v.id)
+    update memory_versions x set verdict = jsonb_set(x.verdict, '{reason}', ${redacted})
+    where x.run_id in (select id from forgotten) and x.verdict ? 'reason'`);
 }
 
 /** The memories row carries the current markdown: keep it equal to its (redacted) version's. */

@@ -3,7 +3,8 @@
  * is stored); an event naming a user who erased themselves after it happened lands with `erased:<hash>`.
  */
 import { and, desc, eq, gte, lt, or, sql } from "drizzle-orm";
-import { type AuditEvent, type AuditStore, ERASED_PREFIX, erasedName } from "../domain/audit";
+import { type AuditEvent, type AuditStore, erasedName } from "../domain/audit";
+import { ERASED_PREFIX } from "../domain/workspaces";
 import type { Db } from "./client";
 import { decodeListCursor, encodeListCursor } from "./list-page";
 import { auditEvents } from "./schema";

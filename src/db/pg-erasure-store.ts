@@ -1,9 +1,12 @@
 /** ErasureStore over Postgres: each deletion and the redactions it causes are one atomic db.batch. */
 import { sql } from "drizzle-orm";
+import { erasedName } from "../domain/audit";
+import { localName, qualify, workspaceOf } from "../domain/workspaces";
 import type { ErasureStore } from "../memory/erasure-store";
 import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
 import { principalsOf } from "./item-rows";
+import { addUsageOnConflict } from "./pg-run-ledger";
 import { parseStringArray, parseTextArray } from "./sql-values";
 
 export function createPgErasureStore(db: Db): ErasureStore {
@@ -56,6 +59,8 @@ export function createPgErasureStore(db: Db): ErasureStore {
            from items i, unnest(i.shared_with) s where i.owner_id = ${subjectKey}) as shared_with,
           array(select team_key from team_members where member_key = ${subjectKey})::text as teams`);
       const sharees = parseStringArray(found.rows[0]?.shared_with);
+      const workspace = workspaceOf(subjectKey);
+      const pseudonym = qualify(workspace, await erasedName(workspace, localName(subjectKey)));
       const teams = parseTextArray(found.rows[0]?.teams);
       // The erased user also leaves the workspace: their membership, their teams and every share naming
       // them go, redacted like any membership change (their own memory goes with the rest).
@@ -72,6 +77,15 @@ export function createPgErasureStore(db: Db): ErasureStore {
           db.execute(sql`delete from memory_versions where subject_id = ${subjectKey}`),
           db.execute(sql`delete from memory_runs where subject_id = ${subjectKey}`),
           db.execute(sql`delete from memories where subject_id = ${subjectKey}`),
+          // The usage ledger keeps the workspace's spend under the one-way name the audit trail gives the
+          // erased user: nothing of it stays under their id, so one who joins again starts from nothing.
+          db.execute(sql`
+            with moved as (delete from usage_daily where subject_id = ${subjectKey} returning *)
+            insert into usage_daily (subject_id, day, model, runs, succeeded, rejected, failed, budget_exhausted,
+                                     llm_calls, input_tokens, output_tokens)
+            select ${pseudonym}, day, model, runs, succeeded, rejected, failed, budget_exhausted, llm_calls,
+                   input_tokens, output_tokens from moved
+            ${addUsageOnConflict}`),
           // Dismissals are the subject's data too.
           db.execute(sql`delete from memory_dismissals where subject_id = ${subjectKey}`),
           // Their private inbound-email address goes too: mail sent to it afterwards is refused.

@@ -202,7 +202,7 @@ function statsSet(stats: RunStats) {
 }
 
 /** Adds a row's counts to the day's row instead of replacing it. */
-const addUsageOnConflict = sql`on conflict (subject_id, day, model) do update set
+export const addUsageOnConflict = sql`on conflict (subject_id, day, model) do update set
   runs = usage_daily.runs + excluded.runs, succeeded = usage_daily.succeeded + excluded.succeeded,
   rejected = usage_daily.rejected + excluded.rejected, failed = usage_daily.failed + excluded.failed,
   budget_exhausted = usage_daily.budget_exhausted + excluded.budget_exhausted,

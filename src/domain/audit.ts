@@ -2,6 +2,7 @@
  * The audit trail's vocabulary and ports: what an event is, where the entry points send finished events (an
  * AuditSink, the queue), and the append-only store they end in. Never item text, never query text.
  */
+import { ERASED_PREFIX } from "./workspaces";
 
 import { sha256Hex } from "./sha256";
 
@@ -87,8 +88,6 @@ export interface AuditStore {
   eraseUser(workspaceId: string, userId: string, at: Date): Promise<void>;
 }
 
-export const ERASED_PREFIX = "erased:";
-
 /** The one-way name an erased user's events carry: SHA-256 of workspace, separator and user id (hex, 32). */
 export async function erasedName(workspaceId: string, userId: string): Promise<string> {
   return `${ERASED_PREFIX}${(await sha256Hex(`${workspaceId}\u001f${userId}`)).slice(0, 32)}`;
@@ -100,5 +99,19 @@ export { sha256Hex };
 /** The product of a User-Agent (`curl/8.5.0` of `curl/8.5.0 (x86_64)`), bounded; null without one. */
 export function userAgentProduct(header: string | null | undefined): string | null {
   const first = header?.trim().split(/\s+/)[0];
-  return first ? first.slice(0, 100) : null;
+  return first ? safeAuditText(first, 100) : null;
+}
+
+/** The bounds of an event's strings, in UTF-16 units (what the audit consumer accepts). */
+export const AUDIT_TEXT_LIMITS = { name: 400, client: 200, requestId: 100 } as const;
+
+/**
+ * Text any audit event can carry and the table can hold: NUL and lone surrogates replaced by U+FFFD, cut
+ * at `max` UTF-16 units without splitting a surrogate pair.
+ */
+export function safeAuditText(value: string, max: number): string {
+  const clean = value.replaceAll("\u0000", "\uFFFD").toWellFormed();
+  if (clean.length <= max) return clean;
+  const last = clean.charCodeAt(max - 1);
+  return clean.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

@@ -3,6 +3,8 @@
  * envelope senders its owner allowed. The port, the token scheme and the sender rule.
  */
 
+import { textProblem } from "./safe-text";
+
 /** An active address as the store holds it. */
 export interface IngestAddress {
   token: string;
@@ -58,6 +60,8 @@ const DOMAIN = /^@[^\s@<>]+\.[^\s@<>]+$/;
 
 /** What is wrong with an allowed-sender entry (nothing is trimmed), or null. */
 export function allowedSenderProblem(entry: string): string | null {
+  const text = textProblem(entry);
+  if (text) return text;
   if (entry.trim() !== entry) return "must not start or end with whitespace";
   if (entry.length > MAX_SENDER_LENGTH) return `must be at most ${MAX_SENDER_LENGTH} characters`;
   if (!ADDRESS.test(entry) && !DOMAIN.test(entry)) {

@@ -11,6 +11,8 @@
 
 export const DEFAULT_WORKSPACE = "default";
 export const TEAM_PREFIX = "team:";
+/** What an erased user's events and usage are named by (domain/audit.ts erasedName): never a user id. */
+export const ERASED_PREFIX = "erased:";
 const SEPARATOR = "\u001f";
 
 export const MAX_USER_ID_LENGTH = 255;
@@ -54,10 +56,13 @@ export function nameProblem(value: unknown, kind: "user" | "team" | "workspace")
   if (hasControlCharacter(value)) return "must not contain control characters";
   if (!value.isWellFormed()) return "must be valid Unicode (no lone surrogates)";
   if (value.startsWith(TEAM_PREFIX)) return `must not start with "${TEAM_PREFIX}", which names a team`;
+  if (value.startsWith(ERASED_PREFIX)) {
+    return `must not start with "${ERASED_PREFIX}", which names an erased user`;
+  }
   return null;
 }
 
-/** A user id (a JWT `sub`): printable, at most 255 characters, no surrounding whitespace, never `team:…`. */
+/** A user id (a JWT `sub`): printable, at most 255 characters, no surrounding whitespace, never `team:…` or `erased:…`. */
 export const isUserId = (value: unknown): value is string => nameProblem(value, "user") === null;
 
 export const isWorkspaceId = (value: unknown): value is string => nameProblem(value, "workspace") === null;

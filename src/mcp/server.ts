@@ -4,7 +4,7 @@
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import { finishAudit } from "../app/audit";
-import { userAgentProduct } from "../domain/audit";
+import { AUDIT_TEXT_LIMITS, safeAuditText, userAgentProduct } from "../domain/audit";
 import type { McpContext } from "./deps";
 import { registerDismissalTools } from "./dismissal-tools";
 import { registerItemReadTools } from "./item-read-tools";
@@ -30,7 +30,7 @@ export function createMemoryMcpServer(bound: Omit<McpContext, "finishAudit">): M
       finishAudit(bound.services, {
         caller: bound.caller,
         channel: "mcp",
-        client: clientOf(server, bound.userAgent),
+        client: clientOf(server, bound),
         requestId: bound.requestId,
         status,
       }),
@@ -42,8 +42,16 @@ export function createMemoryMcpServer(bound: Omit<McpContext, "finishAudit">): M
   return server;
 }
 
-/** The MCP client's name/version (its initialize, or the request's envelope), else the User-Agent's product. */
-function clientOf(server: McpServer, userAgent: string | null): string | null {
-  const info = server.server.getClientVersion();
-  return info ? `${info.name}/${info.version}`.slice(0, 200) : userAgentProduct(userAgent);
+/**
+ * The MCP client's name/version (its initialize, the request's envelope, or an older-era client's signed
+ * session id), else the User-Agent's product.
+ */
+function clientOf(
+  server: McpServer,
+  { userAgent, sessionClient }: Omit<McpContext, "finishAudit">,
+): string | null {
+  const info = server.server.getClientVersion() ?? sessionClient;
+  return info
+    ? safeAuditText(`${info.name}/${info.version}`, AUDIT_TEXT_LIMITS.client)
+    : userAgentProduct(userAgent);
 }

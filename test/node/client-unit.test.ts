@@ -472,6 +472,62 @@ describe("memory correction", () => {
     expect([fake.calls[0]!.body, fake.calls[3]!.body]).toEqual(['{"reason":"moved"}', "{}"]);
   });
 
+  it("takes a token with surrounding whitespace trimmed, and refuses one holding CR, LF or NUL without quoting it", async () => {
+    const fake = scripted([json(200, { dismissals: [] })]);
+    const um = new UnifiedMemory({ baseUrl: "http://api.test", token: "  abc.def.ghi\n", fetch: fake.fetch });
+    expect(await um.memory.dismissals()).toEqual([]);
+    expect(fake.calls[0]!.headers.authorization).toBe("Bearer abc.def.ghi");
+    for (const token of ["eyJsecret.part\nwrapped", "eyJsecret\r.x", "eyJsecret\u0000x"]) {
+      let thrown: unknown;
+      try {
+        new UnifiedMemory({ baseUrl: "http://api.test", token, fetch: fake.fetch });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect(String(thrown)).toMatch(/CR, LF or NUL/);
+      expect(String(thrown)).not.toContain("eyJsecret");
+      expect(String((thrown as Error).stack)).not.toContain("eyJsecret");
+    }
+    // A getToken is asked before every attempt: what it gives is checked the same way, never sent.
+    const bad = scripted([]);
+    const um2 = new UnifiedMemory({
+      baseUrl: "http://api.test",
+      getToken: () => "eyJsecret\nx",
+      fetch: bad.fetch,
+    });
+    const error = await um2.memory.dismissals().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String(error)).not.toContain("eyJsecret");
+    expect(bad.calls).toEqual([]);
+  });
+
+  it("never retries a dismissal or a delete once it may have reached the service; a 429 (not processed) is retried", async () => {
+    for (const failure of [apiError(503, "database_unavailable"), new TypeError("fetch failed")]) {
+      const fake = scripted([failure, json(201, { dismissal, version: "v2", etag: '"v2"' })]);
+      const error = await client(fake.fetch)
+        .um.memory.dismiss("s1")
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(UnifiedMemoryError);
+      expect(fake.calls).toHaveLength(1);
+    }
+    const deletes = scripted([apiError(504, "timeout"), new Response(null, { status: 204 })]);
+    await expect(client(deletes.fetch).um.items.delete("i1")).rejects.toBeInstanceOf(UnifiedMemoryError);
+    expect(deletes.calls).toHaveLength(1);
+    const limited = scripted([
+      apiError(429, "rate_limited", { "retry-after": "1" }),
+      json(201, { dismissal, version: "v2", etag: '"v2"' }),
+    ]);
+    expect((await client(limited.fetch).um.memory.dismiss("s1")).etag).toBe('"v2"');
+    expect(limited.calls).toHaveLength(2);
+  });
+
   it("diffs a version against another, and a missing one is not_found", async () => {
     const diff = { from: "v1", to: "v2", added: [], removed: [], kept: [] };
     const fake = scripted([json(200, diff), apiError(404, "not_found")]);

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import traceback
 import unittest
 from datetime import date, datetime, timezone
 from typing import Any, List
@@ -313,3 +314,59 @@ class MemoryCorrection(ClientCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Tokens(ClientCase):
+    def test_trims_a_token_and_refuses_one_holding_cr_lf_or_nul_without_quoting_it(self) -> None:
+        with FakeApi([(200, {"teams": []}, {})]) as api:
+            Client(api.url, "  abc.def.ghi\n", sleep=lambda s: None).teams.list()
+            self.assertEqual(api.calls[0].headers["authorization"], "Bearer abc.def.ghi")
+        for token in ["eyJsecret.part\nwrapped", "eyJsecret\r.x", "eyJsecret\x00x"]:
+            with self.assertRaises(ValueError) as caught:
+                Client("http://127.0.0.1:9", token)
+            error = caught.exception
+            self.assertIn("CR, LF or NUL", str(error))
+            for text in (str(error), repr(error), "".join(traceback.format_exception(type(error), error, error.__traceback__))):
+                self.assertNotIn("eyJsecret", text)
+            self.assertIsNone(error.__cause__)
+            self.assertTrue(error.__suppress_context__ or error.__context__ is None)
+
+    def test_a_get_token_is_checked_each_time_and_nothing_is_sent_with_a_bad_one(self) -> None:
+        with FakeApi([(200, {"teams": []}, {})]) as api:
+            client = Client(api.url, get_token=lambda: "eyJsecret\nx", sleep=lambda s: None)
+            with self.assertRaises(ValueError) as caught:
+                client.teams.list()
+            self.assertEqual(api.calls, [])
+        self.assertNotIn("eyJsecret", repr(caught.exception))
+
+    def test_the_async_client_refuses_the_same_token(self) -> None:
+        with self.assertRaises(ValueError) as caught:
+            AsyncClient("http://127.0.0.1:9", "eyJsecret\nx")
+        self.assertNotIn("eyJsecret", str(caught.exception))
+
+
+class NonIdempotentWrites(ClientCase):
+    DISMISSED = (201, {"dismissal": MemoryCorrection.DISMISSAL, "version": "v2", "etag": '"v2"'}, {})
+
+    def test_a_dismissal_or_a_delete_that_may_have_committed_is_not_sent_again(self) -> None:
+        cases = [
+            ([api_error(503, "database_unavailable", {"Retry-After": "0"}), self.DISMISSED], lambda c: c.memory.dismiss("s1")),
+            ([api_error(504, "timeout", {"Retry-After": "0"}), (204, b"", {})], lambda c: c.items.delete("i1")),
+        ]
+        for script, call in cases:
+            with FakeApi(script) as api:
+                with self.assertRaises(UnifiedMemoryError):
+                    call(self.client(api))
+                self.assertEqual(len(api.calls), 1)
+
+    def test_a_429_is_not_processed_so_a_dismissal_is_tried_again(self) -> None:
+        with FakeApi([api_error(429, "rate_limited", {"Retry-After": "1"}), self.DISMISSED]) as api:
+            self.assertEqual(self.client(api).memory.dismiss("s1")["etag"], '"v2"')
+            self.assertEqual(len(api.calls), 2)
+
+    def test_the_async_client_does_not_resend_a_dismissal_after_a_503(self) -> None:
+        with FakeApi([api_error(503, "database_unavailable", {"Retry-After": "0"}), self.DISMISSED]) as api:
+            client = AsyncClient(api.url, "t0k", retries=3, sleep=lambda s: None)
+            with self.assertRaises(UnifiedMemoryError):
+                asyncio.run(client.memory.dismiss("s1"))
+            self.assertEqual(len(api.calls), 1)

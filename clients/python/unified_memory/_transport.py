@@ -3,6 +3,13 @@
 429, 502, 503 and 504 answers, refused connections and timeouts are tried again after Retry-After (or an
 exponential backoff with jitter), at most ``retries`` times; a Retry-After longer than ``max_retry_after``
 is not waited for but raised at once. Any other answer outside 2xx/304 is raised as UnifiedMemoryError.
+
+A write that is not idempotent (a dismissal, a delete) is tried again only after a 429, which the service
+answers before doing anything: after a timeout, a lost connection or a 5xx it may have committed, and a
+second attempt would report a dismissal that happened as not_found.
+
+The token is checked once (a ``get_token``'s each time it is asked): surrounding whitespace is trimmed, and
+one holding CR, LF or NUL is a ValueError that never quotes it. No message or traceback holds a token.
 """
 
 from __future__ import annotations
@@ -72,7 +79,11 @@ class Transport:
         self.max_retry_after = max_retry_after
         self.timeout = timeout
         self.sleep = sleep
-        self._token: Callable[[], str] = get_token if get_token is not None else (lambda: token or "")
+        if get_token is not None:
+            self._token: Callable[[], str] = lambda: checked_token(get_token())
+        else:
+            checked = checked_token(token or "")
+            self._token = lambda: checked
         # Redirects are answers, not followed: the token is never sent on to another address.
         self._opener = urllib.request.build_opener(_NoRedirect())
 
@@ -105,13 +116,14 @@ class Transport:
         data = body_bytes
         if data is None and body is not None:
             data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        once = not _idempotent(method, path)
         attempt = 0
         while True:
             last = attempt >= self.retries
             try:
                 response = self._attempt(method, url, data, headers)
             except UnifiedMemoryError:
-                if last:
+                if last or once:
                     raise
                 self.sleep(self._backoff(attempt))
                 attempt += 1
@@ -123,6 +135,7 @@ class Transport:
                 response.status in RETRYABLE_STATUS
                 and error.code not in FINAL_CODES
                 and (response.status != 429 or retry_rate_limited)
+                and (response.status == 429 or not once)
             )
             if not retryable or last:
                 raise error
@@ -138,7 +151,8 @@ class Transport:
     def _attempt(
         self, method: str, url: str, data: Optional[bytes], extra: Optional[Mapping[str, str]]
     ) -> Response:
-        headers: Dict[str, str] = {"Accept": "application/json", "Authorization": f"Bearer {self._token()}"}
+        token = self._token()
+        headers: Dict[str, str] = {"Accept": "application/json", "Authorization": f"Bearer {token}"}
         if data is not None:
             headers["Content-Type"] = "application/json"
         headers.update(extra or {})
@@ -155,12 +169,30 @@ class Transport:
             reason = getattr(cause, "reason", cause)
             if isinstance(reason, (socket.timeout, TimeoutError)):
                 raise UnifiedMemoryError("timeout", f"No answer from {url} within {self.timeout} s", 0) from cause
-            raise UnifiedMemoryError("network_error", f"Cannot reach {url}: {reason}", 0) from cause
+            message = str(reason).replace(token, "[token]")
+            raise UnifiedMemoryError("network_error", f"Cannot reach {url}: {message}", 0) from cause
 
     def _backoff(self, attempt: int) -> float:
         """Exponential (0.25 s × 2ⁿ, at most max_retry_after), with jitter so clients do not retry in step."""
         ceiling = min(self.max_retry_after, 0.25 * 2**attempt)
         return ceiling * (0.5 + random.random() / 2)
+
+
+def checked_token(token: str) -> str:
+    """The token as sent: trimmed; CR, LF or NUL inside is a usage error that does not quote it."""
+    if not isinstance(token, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError("the token must be a str")
+    trimmed = token.strip()
+    if not trimmed:
+        raise ValueError("the token is empty")
+    if any(c in trimmed for c in "\r\n\x00"):
+        raise ValueError("the token holds CR, LF or NUL (a wrapped paste, or a file's line break?): check it")
+    return trimmed
+
+
+def _idempotent(method: str, path: str) -> bool:
+    """A dismissal and a delete change something once: a second attempt cannot tell it happened."""
+    return method != "DELETE" and not (method == "POST" and path.endswith("/dismiss"))
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

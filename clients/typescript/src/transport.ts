@@ -3,6 +3,13 @@
  * 504 answers, refused connections and timeouts are tried again after Retry-After (or an exponential
  * backoff with jitter), at most `retries` times; a Retry-After longer than `maxRetryAfter` is not waited
  * for but thrown at once. Any other answer outside 2xx/304 is thrown as a UnifiedMemoryError.
+ *
+ * A write that is not idempotent (a dismissal, a delete) is tried again only after a 429, which the service
+ * answers before doing anything: after a timeout, a lost connection or a 5xx it may have committed, and a
+ * second attempt would report a dismissal that happened as not_found.
+ *
+ * The token is checked once (a getToken's, each time it is asked): surrounding whitespace is trimmed, and
+ * one holding CR, LF or NUL is a TypeError that never quotes it. No message of the client holds a token.
  */
 import { errorFromResponse, UnifiedMemoryError } from "./errors.js";
 
@@ -66,7 +73,12 @@ export class Transport {
     this.maxRetryAfterMs = (options.maxRetryAfter ?? 60) * 1000;
     this.timeoutMs = (options.timeout ?? 60) * 1000;
     this.sleep = options.sleep ?? defaultSleep;
-    this.token = getToken ?? (() => token as string);
+    if (token !== undefined) {
+      const checked = checkedToken(token);
+      this.token = () => checked;
+    } else {
+      this.token = async () => checkedToken(await (getToken as () => string | Promise<string>)());
+    }
   }
 
   url(path: string, query: Record<string, QueryValue> = {}): string {
@@ -88,10 +100,11 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.retries;
       let response: Response;
+      const once = !idempotent(options);
       try {
         response = await this.attempt(url, options, bodyText);
       } catch (error) {
-        if (options.signal?.aborted || !(error instanceof UnifiedMemoryError) || last) throw error;
+        if (options.signal?.aborted || !(error instanceof UnifiedMemoryError) || last || once) throw error;
         await this.pause(this.backoffMs(attempt), options.signal);
         continue;
       }
@@ -100,7 +113,8 @@ export class Transport {
       const retryable =
         RETRYABLE_STATUS.has(response.status) &&
         !FINAL_CODES.has(error.code) &&
-        (response.status !== 429 || options.retryRateLimited !== false);
+        (response.status !== 429 || options.retryRateLimited !== false) &&
+        (response.status === 429 || !once);
       if (!retryable || last) throw error;
       const delayMs = error.retryAfter === null ? this.backoffMs(attempt) : error.retryAfter * 1000;
       if (delayMs > this.maxRetryAfterMs) throw error;
@@ -118,9 +132,10 @@ export class Transport {
     options: RequestOptions,
     bodyText: string | undefined,
   ): Promise<Response> {
+    const token = await this.token();
     const headers: Record<string, string> = {
       accept: "application/json",
-      authorization: `Bearer ${await this.token()}`,
+      authorization: `Bearer ${token}`,
       ...options.headers,
     };
     if (bodyText !== undefined) headers["content-type"] = "application/json";
@@ -145,7 +160,7 @@ export class Transport {
         code: timedOut ? "timeout" : "network_error",
         message: timedOut
           ? `No answer from ${url} within ${this.timeoutMs / 1000} s`
-          : `Cannot reach ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
+          : `Cannot reach ${url}: ${withoutToken(cause instanceof Error ? cause.message : String(cause), token)}`,
         status: 0,
         cause,
       });
@@ -167,6 +182,23 @@ export class Transport {
     if (signal?.aborted) throw signal.reason;
   }
 }
+
+/** The token as sent: trimmed; CR, LF or NUL inside is a usage error that does not quote it. */
+export function checkedToken(token: string): string {
+  if (typeof token !== "string") throw new TypeError("The token must be a string");
+  const trimmed = token.trim();
+  if (trimmed === "") throw new TypeError("The token is empty");
+  if (/[\r\n\0]/.test(trimmed)) {
+    throw new TypeError("The token holds CR, LF or NUL (a wrapped paste, or a file's line break?): check it");
+  }
+  return trimmed;
+}
+
+const withoutToken = (text: string, token: string): string => text.replaceAll(token, "[token]");
+
+/** A dismissal and a delete change something once: a second attempt cannot tell it happened. */
+const idempotent = (options: RequestOptions): boolean =>
+  options.method !== "DELETE" && !(options.method === "POST" && options.path.endsWith("/dismiss"));
 
 export async function readJson<T>(response: Response): Promise<T> {
   const text = await response.text();

@@ -29,7 +29,7 @@ export const auditRoutes = [
         let page = first;
         let sent = 0;
         for (;;) {
-          const lines = page.events.map((event) => `${JSON.stringify(event)}\n`).join("");
+          const lines = page.events.map((event) => `${ndjsonLine(event)}\n`).join("");
           if (lines) controller.enqueue(encoder.encode(lines));
           sent += page.events.length;
           if (!page.nextCursor || sent >= MAX_EXPORT_EVENTS) break;
@@ -49,3 +49,10 @@ export const auditRoutes = [
     c.json(await workspaceUsage(c.get("services"), c.get("caller"), definedOf(query))),
   ),
 ];
+
+/** One event as one line: JSON with the Unicode line breaks escaped, for tools that split on any of them. */
+const ndjsonLine = (event: unknown): string =>
+  JSON.stringify(event).replace(
+    /[\u0085\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
