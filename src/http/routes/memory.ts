@@ -92,7 +92,10 @@ export const memoryRoutes = new Hono<AppEnv>()
         c.header("Cache-Control", "private, no-cache");
         return c.json(emptyBody(format));
       case "unavailable":
-        throw new AppError(decision.problem.code, decision.problem.message, { details: decision.details });
+        throw new AppError(decision.problem.code, decision.problem.message, {
+          details: decision.details,
+          retryAfterSeconds: decision.retryAfterSeconds,
+        });
     }
   })
 
