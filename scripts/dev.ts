@@ -2,11 +2,14 @@
  * npm run dev [-- --fake-llm] [-- --demo] [-- --var NAME=value ...]: the whole service on one machine: Postgres (DATABASE_URL, or
  * the embedded PGlite with data under .data/pglite), the Neon stand-in, migrations, and `wrangler dev`
  * (offline) on 127.0.0.1:$PORT (8787). LLM keys, models and base URLs come from .dev.vars, which this
- * never writes. --fake-llm starts the fake LLM (reference policies) and points the worker at it;
- * --demo loads the demo workspace (members, two teams, their items) once the service is up; --var sets
- * one worker setting for this run on top of .dev.vars (e.g. --var MIN_REFRESH_INTERVAL_MINUTES=0).
+ * never writes. --fake-llm starts the fake LLM (reference policies) and points the worker at it, with no
+ * minimum interval between refreshes and no ingest debounce (FAKE_LLM_DEFAULTS); --demo loads the demo
+ * workspace (members, two teams, their items) once per data folder, so a restart never brings back what a
+ * user deleted or erased (--demo=reset loads it again); --var sets one worker setting for this run on top
+ * of .dev.vars and those defaults (e.g. --var MIN_REFRESH_INTERVAL_MINUTES=60).
  * Ctrl-C stops everything it started; the next start reuses the data.
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { ROOT, readDevVars } from "./lib/dev-secret";
 import { type Stack, startStack } from "./lib/stack";
@@ -18,6 +21,14 @@ const port = Number(process.env.PORT ?? 8787);
 const dataDir = process.env.DATA_DIR ?? `${ROOT}.data`;
 const args = process.argv.slice(2);
 const flags = new Set(args);
+/** Where `--demo` notes that this data folder has had the demo workspace. */
+const demoMarker = `${dataDir}/demo-loaded.json`;
+
+/**
+ * With the fake LLM a run takes a second and costs nothing: refresh as often as asked, and right after new
+ * material, so a change shows at once. `--var` still wins.
+ */
+export const FAKE_LLM_DEFAULTS = { MIN_REFRESH_INTERVAL_MINUTES: "0", INGEST_DEBOUNCE_SECONDS: "0" };
 const closers: (() => Promise<void>)[] = [];
 
 /** `--var NAME=value` pairs, in order (a later one wins). */
@@ -37,8 +48,10 @@ async function main() {
   if (flags.has("--fake-llm")) {
     const fake = await startFakeLlm();
     closers.push(fake.close);
-    console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
-    Object.assign(vars, workerVarsFor(fake));
+    console.log(
+      `[dev] fake LLM (reference policies): ${fake.url}; refresh interval and ingest debounce 0 (--var MIN_REFRESH_INTERVAL_MINUTES=60 --var INGEST_DEBOUNCE_SECONDS=300 for production's)`,
+    );
+    Object.assign(vars, workerVarsFor(fake), FAKE_LLM_DEFAULTS);
   }
   Object.assign(vars, settingsFromArgs());
   const stack = await startStack({
@@ -53,13 +66,42 @@ async function main() {
   });
   closers.push(stack.close);
   printHelp(stack);
-  if (flags.has("--demo")) {
-    console.log(
-      `[dev] demo workspace loaded (5 members, teams platform and payments):\n${formatSummaries(await loadDemo({ url: stack.url, secret: stack.secret }))}`,
-    );
-    console.log(`[dev] ${demoHint(stack.url)}`);
-  }
+  if (flags.has("--demo") || flags.has("--demo=reset")) await demo(stack, flags.has("--demo=reset"));
   await stop(await stack.exited);
+}
+
+/**
+ * Loads the demo workspace the first time this data folder sees --demo; afterwards it is the users' data
+ * (deleted items stay deleted, erased users stay erased) unless `--demo=reset` asks for it again.
+ */
+async function demo(stack: Stack, reset: boolean) {
+  const database = process.env.DATABASE_URL ?? readDevVars().DATABASE_URL ?? "embedded";
+  const loaded = loadedDemo();
+  if (loaded && loaded.database === database && !reset) {
+    console.log(
+      `[dev] demo already loaded (${loaded.loadedAt}) in ${dataDir}: what was deleted since stays deleted; --demo=reset loads it again`,
+    );
+  } else {
+    const summaries = await loadDemo({ url: stack.url, secret: stack.secret });
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(demoMarker, JSON.stringify({ database, loadedAt: new Date().toISOString() }));
+    console.log(
+      `[dev] demo workspace loaded (5 members, teams platform and payments):\n${formatSummaries(summaries)}`,
+    );
+  }
+  console.log(`[dev] ${demoHint(stack.url)}`);
+}
+
+function loadedDemo(): { database: string; loadedAt: string } | null {
+  if (!existsSync(demoMarker)) return null;
+  try {
+    const value = JSON.parse(readFileSync(demoMarker, "utf8")) as { database?: unknown; loadedAt?: unknown };
+    return typeof value.database === "string" && typeof value.loadedAt === "string"
+      ? { database: value.database, loadedAt: value.loadedAt }
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 function printHelp({ url, secret }: Stack) {

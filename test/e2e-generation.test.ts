@@ -13,13 +13,16 @@ import {
   firstMemory,
   forcedRefresh,
   itemAs,
+  MINUTE,
   memoryJson,
   runsOf,
   type ServedItem,
+  setAgentClock,
   versionsOf,
   wordsMissingFrom,
 } from "./support/e2e";
 import { fakeLlm, type RecordedRequest } from "./support/fake-llm-control";
+import { FakeClock } from "./support/fakes/fake-clock";
 import { call, item, json, warmUpWorker } from "./support/items";
 import { agentStub, clearAlarm, ingestSettled } from "./support/memory-agent";
 
@@ -98,6 +101,28 @@ describe("generation end to end", () => {
       },
     ]);
     expect((await agentStub(s.userId).status()).phase).toBe("idle");
+  });
+
+  it("makes a memory of one short note, the README's first example (a sentence of three words)", async () => {
+    const userId = newUserId();
+    used.push(userId);
+    // A clock a day ahead: the agent's alarm waits for the test to run it.
+    await setAgentClock(userId, new FakeClock(new Date(Date.now() + 24 * 60 * MINUTE)));
+    await ingestSettled(userId, [
+      {
+        source: "notes",
+        externalId: "n1",
+        kind: "note",
+        body: "Prefers async updates",
+        occurredAt: "2026-03-01T10:00:00Z",
+      },
+    ]);
+
+    const memory = await firstMemory(userId);
+    expect(memory.memory).toBe("## Preferences and working style\n- Prefers async updates [1]");
+    const runs = await runsOf(userId);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: "succeeded", verdict: { accepted: true } });
   });
 
   it("refreshes incrementally: the digest and the previous memory in the prompt, fewer tool calls and tokens, the new facts stated", async () => {

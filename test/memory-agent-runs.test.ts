@@ -88,7 +88,10 @@ describe("MemoryAgent runs", () => {
     const refused = await fetchSettled(userId, "POST", "/memory/refresh");
     expect(refused.status).toBe(429);
     expect(refused.headers.get("Retry-After")).toBe(String(50 * 60));
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "rate_limited",
+      message: "A refresh is not allowed yet; try again in 50 min.",
+    });
 
     clock.advance(50 * MINUTE);
     expect((await fetchSettled(userId, "POST", "/memory/refresh")).status).toBe(202);

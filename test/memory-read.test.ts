@@ -24,12 +24,12 @@ afterEach(async () => {
 async function subjectWithItems(generator: FakeGenerator | null = new FakeGenerator()) {
   const userId = newUserId();
   used.push(userId);
-  const { stub } = await installAgent(userId, generator);
+  const { stub, clock } = await installAgent(userId, generator);
   const ids = await ingestSettled(
     userId,
     [0, 1].map((i) => item({ externalId: `m-${i}`, title: `Payments migration ${i}` })),
   );
-  return { userId, ids, stub };
+  return { userId, ids, stub, clock };
 }
 
 const get = async (userId: string, path = "/memory", headers: Record<string, string> = {}) =>
@@ -41,6 +41,10 @@ interface MemoryBody {
   generatedAt: string;
   stale: boolean;
   citations: { id: string; kind: string | null; title: string | null; occurredAt: string | null }[];
+}
+
+interface FailingBody {
+  error: { code: string; message: string; details: Record<string, unknown> };
 }
 
 describe("GET /memory", () => {
@@ -199,6 +203,78 @@ describe("GET /memory", () => {
     expect(body.error.code).toBe("llm_not_configured");
     const runs = (await services().memoryReader.runs(userId, { limit: 10 })).entries;
     expect(runs).toMatchObject([{ status: "failed", errorCode: "llm_not_configured", trigger: "read" }]);
+  });
+
+  it("answers 503 generation_failing at once after a rejected run, with the reason in words, the attempt and the next attempt", async () => {
+    const generator = new FakeGenerator({
+      kind: "reject",
+      reason: "checks failed: the memory has no statement",
+    });
+    const { userId, ids, stub, clock } = await subjectWithItems(generator);
+    expect((await fetchSettled(userId, "GET", "/memory")).status).toBe(202);
+    await runAlarm(userId);
+    const agent = await stub.status();
+    expect(agent).toMatchObject({ phase: "backoff", attempts: 1 });
+
+    const res = await get(userId);
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as FailingBody;
+    expect(body.error).toMatchObject({
+      code: "generation_failing",
+      details: {
+        lastErrorCode: "judge_rejected",
+        reason: "checks failed: the memory has no statement",
+        attempt: 1,
+        nextAttemptAt: agent.nextRunAt,
+      },
+    });
+    expect(body.error.message).toBe(
+      `Attempt 1 to generate this memory was rejected: checks failed: the memory has no statement. The next attempt is at ${agent.nextRunAt}; adding material or dismissing a statement may help.`,
+    );
+    const retryAfter = Number(res.headers.get("Retry-After"));
+    const untilNext = (Date.parse(agent.nextRunAt ?? "") - Date.now()) / 1000;
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.floor(untilNext));
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(untilNext) + 2);
+
+    // The next attempt, when its time comes, makes the memory.
+    generator.push({ kind: "accept", statements: [statement("Work", "Leads payments", ids[0]!)] });
+    clock.set(agent.nextRunAt ?? "");
+    await runAlarm(userId);
+    expect((await get(userId)).status).toBe(200);
+  });
+
+  it("ends a ?wait as soon as the run is rejected, with the 503 and its reason", async () => {
+    const generator = new FakeGenerator({ kind: "reject", reason: "statement 0 is unsupported" });
+    const { userId } = await subjectWithItems(generator);
+    const pending = fetchSettled(userId, "GET", "/memory?wait=20");
+    for (let i = 0; i < 50 && generator.requests.length === 0; i++) await runAlarm(userId);
+    const rejectedAt = Date.now();
+    const res = await pending;
+    expect(res.status).toBe(503);
+    expect(Date.now() - rejectedAt).toBeLessThan(2000);
+    expect(((await res.json()) as FailingBody).error.details).toMatchObject({
+      lastErrorCode: "judge_rejected",
+      reason: "statement 0 is unsupported",
+      attempt: 1,
+    });
+  });
+
+  it("says which error ended the last attempt, and that none is left, once the agent gave up", async () => {
+    const { userId } = await subjectWithItems(
+      new FakeGenerator({ kind: "fail", code: "llm_auth", retryable: false }),
+    );
+    expect((await fetchSettled(userId, "GET", "/memory")).status).toBe(202);
+    await runAlarm(userId);
+
+    const res = await get(userId);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("Retry-After")).toBeNull();
+    const body = (await res.json()) as FailingBody;
+    expect(body.error.code).toBe("generation_failing");
+    expect(body.error.details).toMatchObject({ lastErrorCode: "llm_auth", attempt: 1, nextAttemptAt: null });
+    expect(body.error.message).toMatch(
+      /^Attempt 1 to generate this memory failed: fake llm_auth\. No attempt is left; /,
+    );
   });
 
   it("needs a token with memory:read", async () => {

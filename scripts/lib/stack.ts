@@ -47,6 +47,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     closers.length = 0;
   };
   try {
+    await assertPortFree(options.port);
     const devVars = options.useDevVars ? readDevVars() : {};
     let databaseUrl = options.databaseUrl;
     if (databaseUrl) {
@@ -100,6 +101,23 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await closeAll();
     throw err;
   }
+}
+
+/** Fails at once, naming the port, when another process listens on the service's port. */
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === "EADDRINUSE"
+          ? new Error(
+              `port ${port} on 127.0.0.1 is already in use by another process: stop it, or choose another port (PORT=<port> npm run dev)`,
+            )
+          : err,
+      ),
+    );
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve()));
+  });
 }
 
 /** A port nothing listens on now: wrangler's inspector defaults to 9229, which another process may hold. */

@@ -59,7 +59,7 @@ export async function refreshMemory(services: Services, subjectKey: string): Pro
   switch (answer.status) {
     case "refused": {
       const seconds = Math.max(1, Math.ceil(answer.retryAfterMs / 1000));
-      throw new AppError("rate_limited", `A refresh is not allowed yet; retry in ${seconds} s.`, {
+      throw new AppError("rate_limited", `A refresh is not allowed yet; try again in ${duration(seconds)}.`, {
         retryAfterSeconds: seconds,
       });
     }
@@ -96,4 +96,13 @@ export async function memoryVersion(services: Services, subjectKey: string, id: 
   const version = isUuid(id) ? await services.memoryReader.version(subjectKey, id) : null;
   if (!version) throw notFound("Memory version");
   return version;
+}
+
+/** "45 s", "60 min", "3 h 20 min": a wait as a person reads it. */
+function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 120) return `${minutes} min`;
+  const rest = minutes % 60;
+  return `${Math.floor(minutes / 60)} h${rest ? ` ${rest} min` : ""}`;
 }

@@ -21,6 +21,9 @@ export function createPgMemoryReader(db: Db): MemoryReader {
         .select({
           status: memories.status,
           errorCode: memories.errorCode,
+          errorMessage: memories.errorMessage,
+          attempt: memories.attempt,
+          nextAttemptAt: memories.nextAttemptAt,
           checkedAt: memories.checkedAt,
           generatedAt: memories.generatedAt,
           markdown: memories.markdown,
@@ -49,6 +52,10 @@ export function createPgMemoryReader(db: Db): MemoryReader {
         subjectKey,
         status: row.status as MemoryStatus,
         errorCode: isRunErrorCode(row.errorCode) ? row.errorCode : null,
+        lastFailure:
+          row.errorMessage === null
+            ? null
+            : { message: row.errorMessage, attempt: row.attempt, nextAttemptAt: row.nextAttemptAt },
         checkedAt: row.checkedAt,
         version,
       } satisfies CurrentMemory;

@@ -64,7 +64,7 @@ export function createPgRunLedger(db: Db): RunLedger {
           .values({ subjectKey: run.subjectKey, status: "generating", updatedAt: run.startedAt })
           .onConflictDoUpdate({
             target: memories.subjectKey,
-            set: { status: "generating", updatedAt: run.startedAt },
+            set: { status: "generating", nextAttemptAt: null, updatedAt: run.startedAt },
           }),
       ]);
     },
@@ -132,6 +132,15 @@ export function createPgRunLedger(db: Db): RunLedger {
 
     async runEnded(run, end: RunEnd) {
       const at = end.finishedAt.toISOString();
+      // What GET /memory tells a subject who has no memory yet: the reason, the attempt, the next try.
+      const ending = {
+        status: end.memoryStatus,
+        errorCode: end.errorCode,
+        errorMessage: end.errorMessage.slice(0, 2000),
+        attempt: run.attempt,
+        nextAttemptAt: end.nextAttemptAt,
+        updatedAt: end.finishedAt,
+      };
       await db.batch([
         db.execute(sql`
           update memory_runs set status = ${end.status}, outcome = ${end.outcome}, finished_at = ${at}::timestamptz,
@@ -151,16 +160,8 @@ export function createPgRunLedger(db: Db): RunLedger {
         ),
         db
           .insert(memories)
-          .values({
-            subjectKey: run.subjectKey,
-            status: end.memoryStatus,
-            errorCode: end.errorCode,
-            updatedAt: end.finishedAt,
-          })
-          .onConflictDoUpdate({
-            target: memories.subjectKey,
-            set: { status: end.memoryStatus, errorCode: end.errorCode, updatedAt: end.finishedAt },
-          }),
+          .values({ subjectKey: run.subjectKey, ...ending })
+          .onConflictDoUpdate({ target: memories.subjectKey, set: ending }),
       ]);
     },
 

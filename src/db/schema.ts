@@ -128,6 +128,12 @@ export const memories = pgTable(
     materialChangedAt: timestamptz("material_changed_at"),
     /** Code of the last failure that makes generation unavailable (served as 503). */
     errorCode: text("error_code"),
+    /** The last unsuccessful run's reason in words (the checks', the judge's, or the error's). */
+    errorMessage: text("error_message"),
+    /** That run's attempt (1 for the first of a series). */
+    attempt: integer("attempt"),
+    /** When the agent tries again (status "retrying"); null when it will not by itself. */
+    nextAttemptAt: timestamptz("next_attempt_at"),
     updatedAt: timestamptz("updated_at").notNull().defaultNow(),
   },
   (t) => [index("memories_freshness_idx").on(t.generatedAt, t.subjectKey)],

@@ -60,7 +60,7 @@ export const AGENT_PHASES = ["idle", "scheduled", "running", "backoff", "exhaust
 export type AgentPhase = (typeof AGENT_PHASES)[number];
 
 /** What the memories row says about the subject's memory. */
-export const MEMORY_STATUSES = ["none", "generating", "ready", "failed", "unavailable"] as const;
+export const MEMORY_STATUSES = ["none", "generating", "retrying", "ready", "failed", "unavailable"] as const;
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 
 /** Why a run did not produce a memory: the ledger's error_code, the agent's last error. */

@@ -21,11 +21,22 @@ export interface Citation {
   occurredAt: string | null;
 }
 
+export interface LastFailure {
+  message: string;
+  attempt: number | null;
+  nextAttemptAt: Date | null;
+}
+
 /** Everything GET /memory needs, read in one indexed query. */
 export interface CurrentMemory {
   subjectKey: string;
   status: MemoryStatus;
   errorCode: RunErrorCode | null;
+  /**
+   * The last unsuccessful run, for a subject who has no memory yet ("retrying", "failed"): its reason in
+   * words, its attempt and the next one's time. Absent where only a served version is kept (the edge cache).
+   */
+  lastFailure?: LastFailure | null;
   checkedAt: Date | null;
   version: {
     id: string;

@@ -3,9 +3,9 @@
  * can happen at all is the MemoryAgent's call: it records "unavailable" or "failed" in the row.
  */
 import type { ErrorCode } from "../domain/errors";
-import type { MemoryFormat, Statement } from "../domain/memory";
+import type { MemoryFormat, RunErrorCode, Statement } from "../domain/memory";
 import { identityOf } from "../domain/statements";
-import type { Citation, CurrentMemory } from "./memory-reader";
+import type { Citation, CurrentMemory, LastFailure } from "./memory-reader";
 
 /** Retry-After for "generating": a first memory usually takes tens of seconds; poll gently. */
 export const GENERATING_RETRY_AFTER_SECONDS = 5;
@@ -31,8 +31,17 @@ export type ReadDecision =
   | { kind: "generating"; retryAfterSeconds: number; poke: boolean }
   /** The subject can see no item: nothing to remember, and no run is asked for. */
   | { kind: "empty"; poke: false }
-  /** `poke` lets the agent notice that a missing LLM configuration has since been fixed. */
-  | { kind: "unavailable"; problem: GenerationProblem; details?: Record<string, unknown>; poke: boolean };
+  /**
+   * `poke` lets the agent notice that a missing LLM configuration has since been fixed. `retryAfterSeconds`:
+   * when the agent tries again by itself (it backs off after a rejected or failed run).
+   */
+  | {
+      kind: "unavailable";
+      problem: GenerationProblem;
+      details?: Record<string, unknown>;
+      retryAfterSeconds?: number;
+      poke: boolean;
+    };
 
 export function decideRead(row: CurrentMemory | null, context: ReadContext): ReadDecision {
   const version = row?.version ?? null;
@@ -52,19 +61,52 @@ export function decideRead(row: CurrentMemory | null, context: ReadContext): Rea
       poke: true,
     };
   }
+  if (row?.status === "retrying" && row.lastFailure?.nextAttemptAt) {
+    const next = row.lastFailure.nextAttemptAt;
+    const waitMs = next.getTime() - context.now.getTime();
+    // Past its time the next attempt is due or under way: that is "generating" again.
+    if (waitMs > 0) {
+      const retryAfterSeconds = Math.ceil(waitMs / 1000);
+      return {
+        kind: "unavailable",
+        problem: {
+          code: "generation_failing",
+          message: `${attemptSentence(row.errorCode, row.lastFailure)} The next attempt is at ${next.toISOString()}; adding material or dismissing a statement may help.`,
+        },
+        details: failureDetails(row.errorCode, row.lastFailure),
+        retryAfterSeconds,
+        poke: false,
+      };
+    }
+  }
   if (row?.status === "failed") {
     return {
       kind: "unavailable",
       problem: {
         code: "generation_failing",
-        message:
-          "The last attempts to generate this memory failed; new material, the daily sweep or POST /memory/refresh will try again.",
+        message: `${row.lastFailure ? `${attemptSentence(row.errorCode, row.lastFailure)} ` : ""}No attempt is left; new material, the daily sweep or POST /memory/refresh will try again.`,
       },
-      details: { lastErrorCode: row.errorCode },
+      details: failureDetails(row.errorCode, row.lastFailure ?? null),
       poke: false,
     };
   }
   return { kind: "generating", retryAfterSeconds: GENERATING_RETRY_AFTER_SECONDS, poke: true };
+}
+
+/** "Attempt 2 was rejected: checks failed: the memory has no statement." */
+function attemptSentence(code: RunErrorCode | null, failure: LastFailure): string {
+  const what = code === "judge_rejected" ? "was rejected" : "failed";
+  const attempt = failure.attempt === null ? "The last attempt" : `Attempt ${failure.attempt}`;
+  return `${attempt} to generate this memory ${what}: ${failure.message.replace(/\.?\s*$/, ".")}`;
+}
+
+function failureDetails(code: RunErrorCode | null, failure: LastFailure | null): Record<string, unknown> {
+  return {
+    lastErrorCode: code,
+    reason: failure?.message ?? null,
+    attempt: failure?.attempt ?? null,
+    nextAttemptAt: failure?.nextAttemptAt?.toISOString() ?? null,
+  };
 }
 
 /** Strong ETag of what is served: the version id, suffixed once the version has been redacted. */

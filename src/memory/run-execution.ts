@@ -256,6 +256,7 @@ async function record(
         errorCode: outcome.error.code,
         errorMessage: outcome.error.message,
         memoryStatus: memoryStatusAfter(next),
+        nextAttemptAt: nextAttemptOf(next),
       }),
     );
     if (ended.written) await deps.state.commit(next);
@@ -370,6 +371,7 @@ async function recordInterrupted(
           errorCode: code,
           errorMessage: message,
           memoryStatus: memoryStatusAfter(next),
+          nextAttemptAt: nextAttemptOf(next),
         })
       : deps.ledger.runInterrupted(run.id, subjectKey, at, code, message);
   await write.catch((error: unknown) => deps.log("warn", "ledger_write_failed", subjectKey, error));
@@ -387,12 +389,21 @@ export function runStartOf(subjectKey: string, run: ActiveRun): RunStart {
   };
 }
 
-/** What the memories row says after an unsuccessful run: still generating while retries remain. */
+/**
+ * What the memories row says after an unsuccessful run: "retrying" while the agent backs off before its
+ * next attempt, "generating" when that attempt starts at once, "failed" or "unavailable" once it gave up.
+ */
 export function memoryStatusAfter(
   state: AgentState,
-): Extract<MemoryStatus, "generating" | "failed" | "unavailable"> {
+): Extract<MemoryStatus, "generating" | "retrying" | "failed" | "unavailable"> {
+  if (state.phase === "backoff") return "retrying";
   if (state.phase !== "exhausted") return "generating";
   return state.lastError && UNAVAILABLE_CODES.includes(state.lastError.code) ? "unavailable" : "failed";
+}
+
+/** When the agent tries again by itself after an unsuccessful run, or null when it will not. */
+export function nextAttemptOf(state: AgentState): Date | null {
+  return state.phase === "backoff" && state.nextRunAt !== null ? new Date(state.nextRunAt) : null;
 }
 
 function failedResult(

@@ -50,8 +50,13 @@ export interface RunEnd {
   outcome: string;
   errorCode: RunErrorCode;
   errorMessage: string;
-  /** "generating" while retries remain, "failed" once they are exhausted, "unavailable" without an LLM. */
-  memoryStatus: Extract<MemoryStatus, "generating" | "failed" | "unavailable">;
+  /**
+   * "retrying" while the agent backs off before another attempt, "failed" once the attempts are exhausted,
+   * "unavailable" without an LLM ("generating" when the next run starts at once).
+   */
+  memoryStatus: Extract<MemoryStatus, "generating" | "retrying" | "failed" | "unavailable">;
+  /** When the agent tries again by itself (status "retrying"); null when it will not. */
+  nextAttemptAt: Date | null;
 }
 
 export type AcceptResult =

@@ -14,6 +14,7 @@ import { signDevToken } from "../../scripts/lib/token";
 
 const SECRET = "node-test-secret-that-is-long-enough-0123456789";
 const dataDir = mkdtempSync(`${tmpdir()}/um-dev-`);
+const demoDir = mkdtempSync(`${tmpdir()}/um-dev-demo-`);
 const started: Dev[] = [];
 
 interface Dev {
@@ -31,13 +32,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startDev(): Promise<Dev> {
-  const port = await freePort();
+async function startDev(args: string[] = [], options: { dir?: string; port?: number } = {}): Promise<Dev> {
+  const port = options.port ?? (await freePort());
   const { DATABASE_URL: _ignored, ...env } = process.env;
   // node itself (not the tsx wrapper), so its pid is the one that holds the lock and gets killed.
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts", ...args], {
     cwd: ROOT,
-    env: { ...env, PORT: String(port), DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET },
+    env: { ...env, PORT: String(port), DATA_DIR: options.dir ?? dataDir, AUTH_JWT_SECRET: SECRET },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -49,9 +50,9 @@ async function startDev(): Promise<Dev> {
   return dev;
 }
 
-async function ready(dev: Dev): Promise<void> {
+async function ready(dev: Dev, line = "unified-memory is running"): Promise<void> {
   const deadline = Date.now() + 150_000;
-  while (!dev.output().includes("unified-memory is running")) {
+  while (!dev.output().includes(line)) {
     if (dev.process.exitCode !== null) throw new Error(`npm run dev exited:\n${dev.output()}`);
     if (Date.now() > deadline) throw new Error(`npm run dev did not start:\n${dev.output()}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -126,6 +127,7 @@ afterAll(async () => {
   ]);
   for (const dev of started) killOrphanedWrangler(dev.port);
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(demoDir, { recursive: true, force: true });
 });
 
 describe("npm run dev on the embedded database", () => {
@@ -161,5 +163,65 @@ describe("npm run dev on the embedded database", () => {
     await ready(third);
     const listed = (await (await api(third, "/items")).json()) as { items: { externalId: string }[] };
     expect(listed.items.map((i) => i.externalId)).toEqual(["kept"]);
+  }, 400_000);
+});
+
+/** Every item ada can see: its id and "source/externalId". */
+async function itemKeys(dev: Dev): Promise<{ id: string; key: string }[]> {
+  const keys: { id: string; key: string }[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await api(dev, `/items?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page = (await res.json()) as {
+      items: { id: string; source: string; externalId: string }[];
+      nextCursor: string | null;
+    };
+    keys.push(...page.items.map((i) => ({ id: i.id, key: `${i.source}/${i.externalId}` })));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return keys;
+}
+
+describe("npm run dev for a quick first hour", () => {
+  it("stops at once when another process holds its port, and says which port", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const dev = await startDev([], { dir: demoDir, port });
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toContain(`port ${port} on 127.0.0.1 is already in use by another process`);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it("with --fake-llm refreshes right after a first memory; --demo loads once, and a restart keeps a deleted item deleted", async () => {
+    const first = await startDev(["--fake-llm", "--demo"], { dir: demoDir });
+    await ready(first, "[dev] Try:");
+    expect(first.output()).toContain("demo workspace loaded");
+    const before = await itemKeys(first);
+    const deleted = before[0]!;
+    expect((await api(first, `/items/${deleted.id}`, { method: "DELETE" })).ok).toBe(true);
+
+    const memory = await api(first, "/memory?wait=30");
+    expect(memory.status).toBe(200);
+    // No minimum interval with the fake LLM: a refresh right away is scheduled, not refused.
+    const refresh = await api(first, "/memory/refresh", { method: "POST" });
+    expect(refresh.status).toBe(202);
+
+    first.process.kill("SIGINT");
+    expect(await first.exited).toBe(0);
+
+    const second = await startDev(["--fake-llm", "--demo"], { dir: demoDir });
+    await ready(second, "[dev] Try:");
+    expect(second.output()).toContain("demo already loaded");
+    expect(second.output()).not.toContain("demo workspace loaded");
+    // Not brought back, under its old id or a new one.
+    const after = await itemKeys(second);
+    expect(after.map((i) => i.key)).not.toContain(deleted.key);
+    expect(after).toHaveLength(before.length - 1);
+    second.process.kill("SIGINT");
+    expect(await second.exited).toBe(0);
   }, 400_000);
 });

@@ -240,7 +240,15 @@ describe("a run of the memory pipeline", () => {
     h.request("manual");
     await h.alarm();
     expect(h.ledger.runs).toMatchObject([{ status: "rejected", errorCode: "judge_rejected" }]);
-    expect(h.ledger.memories.get(SUBJECT)).toMatchObject({ status: "generating", version: null });
+    expect(h.ledger.memories.get(SUBJECT)).toMatchObject({
+      status: "retrying",
+      version: null,
+      lastFailure: {
+        message: "statement 0 is unsupported",
+        attempt: 1,
+        nextAttemptAt: new Date(h.clock.now().getTime() + MIN),
+      },
+    });
     expect(h.state()).toMatchObject({
       phase: "backoff",
       failures: 1,

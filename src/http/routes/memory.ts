@@ -94,6 +94,7 @@ function memoryRoutes(
           case "unavailable":
             throw new AppError(decision.problem.code, decision.problem.message, {
               details: decision.details,
+              retryAfterSeconds: decision.retryAfterSeconds,
             });
         }
       },

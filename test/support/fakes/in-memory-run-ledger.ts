@@ -5,7 +5,7 @@
  */
 import type { MemoryStatus, RunErrorCode, Salvage, Statement } from "../../../src/domain/memory";
 import type { ModelSpend } from "../../../src/domain/usage";
-import type { CurrentMemory } from "../../../src/memory/memory-reader";
+import type { CurrentMemory, LastFailure } from "../../../src/memory/memory-reader";
 import type { AcceptedMemory, RunDismissals, RunLedger } from "../../../src/memory/run-ledger";
 
 export interface LedgerRow {
@@ -27,6 +27,7 @@ export interface MemoryRow {
   version: { id: string; markdown: string; statements: Statement[]; generatedAt: Date } | null;
   materialChangedAt: Date | null;
   checkedAt: Date | null;
+  lastFailure?: LastFailure | null;
 }
 
 type Method = keyof RunLedger;
@@ -69,6 +70,7 @@ export class InMemoryRunLedger implements RunLedger {
       subjectKey,
       status: row.status,
       errorCode: row.errorCode,
+      lastFailure: row.lastFailure ?? null,
       checkedAt: row.checkedAt,
       version: row.version ? { ...row.version, redactedAt: null, citations: [] } : null,
     };
@@ -110,7 +112,9 @@ export class InMemoryRunLedger implements RunLedger {
       versionId: null,
       salvaged: null,
     });
-    this.row(run.subjectKey).status = "generating";
+    const row = this.row(run.subjectKey);
+    row.status = "generating";
+    if (row.lastFailure) row.lastFailure = { ...row.lastFailure, nextAttemptAt: null };
   }
 
   async runAccepted(...[run, memory]: Parameters<RunLedger["runAccepted"]>) {
@@ -161,6 +165,7 @@ export class InMemoryRunLedger implements RunLedger {
     const row = this.row(run.subjectKey);
     row.status = end.memoryStatus;
     row.errorCode = end.errorCode;
+    row.lastFailure = { message: end.errorMessage, attempt: run.attempt, nextAttemptAt: end.nextAttemptAt };
   }
 
   async runInterrupted(runId: string, _subjectId: string, _at: Date, code: RunErrorCode, message: string) {

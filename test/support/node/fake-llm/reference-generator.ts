@@ -30,6 +30,8 @@ const MAX_STATEMENTS_FIRST_RUN = 24;
 const MAX_STATEMENTS_REFRESH = 12;
 const PER_ITEM = 2;
 const DAY_MS = 86_400_000;
+const MIN_STATEMENT_CHARS = 12;
+const MIN_CONTENT_WORDS = 2;
 
 interface ItemInfo {
   ref: string;
@@ -303,12 +305,16 @@ function ranked(knowledge: Knowledge): ItemInfo[] {
 const INSTRUCTION_LIKE = /\b(ignore|disregard|instructions?|system prompt|assistant|memory|tool|prompt)\b/i;
 const SALUTATION = /^(hi|hello|hey|thanks|thank you|best|cheers|regards|dear|sent from)\b/i;
 
-/** A sentence worth a statement: a plain fact, not a greeting, a question or an embedded instruction. */
+/**
+ * A sentence worth a statement: a plain fact of at least two content words ("Prefers async updates" is one),
+ * not a greeting, a question or an embedded instruction. A note of one short sentence is what a user writes
+ * first: it must make a memory.
+ */
 function usable(text: string): boolean {
   return (
-    text.length >= 25 &&
+    text.length >= MIN_STATEMENT_CHARS &&
     text.length <= 200 &&
-    contentWords(text).length >= 4 &&
+    contentWords(text).length >= MIN_CONTENT_WORDS &&
     !/[<>[\]‹{}]/.test(text) &&
     !text.endsWith("?") &&
     !INSTRUCTION_LIKE.test(text) &&

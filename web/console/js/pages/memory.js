@@ -174,13 +174,7 @@ export async function renderMemory({ main, subject, who }) {
       await refreshAndFollow();
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
-        replace(
-          status,
-          notice(
-            "warning",
-            `Not now: ${error.message}${error.retryAfter ? ` (try again in ${Math.ceil(error.retryAfter / 60)} min)` : ""}`,
-          ),
-        );
+        replace(status, notice("warning", `Not now: ${error.message}`));
       } else if (error instanceof ApiError) replace(status, notice("error", error.message));
       else throw error;
     } finally {
