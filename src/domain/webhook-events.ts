@@ -58,6 +58,11 @@ export interface WebhookPayload<T extends WebhookEventType = WebhookEventType> {
   data: WebhookEventData<T>;
 }
 
+/** Where finished events go (the webhooks queue); resolves once the event is handed over. */
+export interface WebhookEvents {
+  emit<T extends WebhookEventType>(payload: WebhookPayload<T>): Promise<void>;
+}
+
 /** A payload after checking its data against the event's schema (so no text field can slip in). */
 export function webhookPayload<T extends WebhookEventType>(
   type: T,
