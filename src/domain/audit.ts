@@ -21,6 +21,11 @@ export const AUDIT_ACTIONS = [
   "member.remove",
   "team.change",
   "audit.export",
+  "webhook.create",
+  "webhook.update",
+  "webhook.delete",
+  "webhook.rotate_secret",
+  "webhook.test",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
