@@ -208,6 +208,7 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     leaseMarginMs: AGENT_DEFAULTS.leaseMarginMs,
     budgets: { daily: config.usage.daily, prices: config.usage.prices },
     logFields: errorModel.logFields,
+    webhooks: createWebhookEvents(env.WEBHOOK_QUEUE),
   };
 }
 

@@ -58,6 +58,17 @@ export interface WebhookPayload<T extends WebhookEventType = WebhookEventType> {
   data: WebhookEventData<T>;
 }
 
+/** How a new version's statements relate to the previous version's, by statement id. */
+export function statementChanges(
+  previous: readonly { id?: string }[] | null,
+  current: readonly { id?: string }[],
+): { added: number; removed: number; kept: number } {
+  const before = new Set((previous ?? []).map((s) => s.id));
+  const after = new Set(current.map((s) => s.id ?? crypto.randomUUID()));
+  const kept = [...after].filter((id) => before.has(id)).length;
+  return { added: after.size - kept, removed: before.size - kept, kept };
+}
+
 /** Where finished events go (the webhooks queue); resolves once the event is handed over. */
 export interface WebhookEvents {
   emit<T extends WebhookEventType>(payload: WebhookPayload<T>): Promise<void>;
