@@ -25,6 +25,7 @@ import { createPgMemoryReader } from "./db/pg-memory-reader";
 import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSweepSource } from "./db/pg-sweep-source";
 import { createPgUsageStore } from "./db/pg-usage-store";
+import { createPgWebhookStore } from "./db/pg-webhook-store";
 import { createPgWorkspaceStore } from "./db/pg-workspace-store";
 import { createSweepCursorStore } from "./db/sweep-cursor";
 import type { AgentDeps } from "./do/memory-agent";
@@ -47,6 +48,7 @@ import { invalidatingUpserts } from "./memory/served-memory";
 import { createAuditQueue } from "./queues/audit-queue";
 import { createEmbedQueue } from "./queues/embed-queue";
 import { createSweepQueue } from "./queues/sweep-queue";
+import { createWebhookEvents } from "./queues/webhook-queue";
 
 /** The MemoryAgent's defaults that are not settings. */
 export const AGENT_DEFAULTS = {
@@ -111,6 +113,8 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
       auditSink: () => createAuditQueue(env.AUDIT_QUEUE),
       auditStore: (s) => createPgAuditStore(s.db()),
       usage: (s) => createPgUsageStore(s.db()),
+      webhooks: (s) => createPgWebhookStore(s.db()),
+      webhookEvents: () => createWebhookEvents(env.WEBHOOK_QUEUE),
     },
     () => createDb(config),
   );
@@ -204,6 +208,7 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     leaseMarginMs: AGENT_DEFAULTS.leaseMarginMs,
     budgets: { daily: config.usage.daily, prices: config.usage.prices },
     logFields: errorModel.logFields,
+    webhooks: createWebhookEvents(env.WEBHOOK_QUEUE),
   };
 }
 

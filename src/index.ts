@@ -8,6 +8,7 @@ import { pruneAudit } from "./cron/audit-retention";
 import { runSweep } from "./cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "./cron/embed-consumer";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
+import { consumeWebhookBatch, consumeWebhookDeadLetters } from "./cron/webhook-consumer";
 import { MemoryAgent as MemoryAgentShell } from "./do/memory-agent";
 import { receiveEmail } from "./email/inbound";
 import type { Env } from "./env";
@@ -44,6 +45,18 @@ export default {
       case QUEUES.auditDeadLetters:
         await consumeAuditDeadLetters(batch, { store: services.auditStore, errors: services.errors });
         return;
+      case QUEUES.webhooks:
+        if (!env.WEBHOOK_QUEUE) throw new Error("no WEBHOOK_QUEUE binding for its own consumer");
+        await consumeWebhookBatch(batch, {
+          store: services.webhooks,
+          queue: env.WEBHOOK_QUEUE,
+          clock: services.clock,
+          allowLocal: services.config.webhooks.allowLocal,
+        });
+        return;
+      case QUEUES.webhookDeadLetters:
+        consumeWebhookDeadLetters(batch);
+        return;
       default:
         // A queue bound to this worker without a consumer here: retrying cannot help, so it is left to
         // its dead-letter queue and logged.
@@ -59,4 +72,6 @@ const QUEUES = {
   embed: "unified-memory-embed",
   audit: "unified-memory-audit",
   auditDeadLetters: "unified-memory-audit-dlq",
+  webhooks: "unified-memory-webhooks",
+  webhookDeadLetters: "unified-memory-webhooks-dlq",
 } as const;

@@ -57,6 +57,7 @@ async function recordRunsQuoting(subject: string, sentence: string, other: strin
     errorCode: "judge_rejected",
     errorMessage: `the judge rejected "${sentence}"`,
     memoryStatus: "generating",
+    nextAttemptAt: null,
   });
   const accepted = run();
   await ledger.runStarted(accepted);

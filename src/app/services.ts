@@ -12,6 +12,8 @@ import type { EmbeddingIndex, EmbedQueue } from "../domain/item-embedding";
 import type { ItemStore } from "../domain/items";
 import type { MemoryEvents } from "../domain/memory-events";
 import type { UsageStore } from "../domain/usage";
+import type { WebhookEvents } from "../domain/webhook-events";
+import type { WebhookStore } from "../domain/webhooks";
 import type { WorkspaceStore } from "../domain/workspace-store";
 import type { DismissalStore } from "../memory/dismissal-store";
 import type { ErasureStore } from "../memory/erasure-store";
@@ -60,6 +62,10 @@ export interface Services {
   auditStore: AuditStore;
   /** The usage ledger (per subject per day). */
   usage: UsageStore;
+  /** The workspace's webhook endpoints and their deliveries. */
+  webhooks: WebhookStore;
+  /** Where webhook events go (the webhooks queue; dropped when the worker has none). */
+  webhookEvents: WebhookEvents;
   /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
   defer(work: Promise<unknown>): Promise<void>;
 }

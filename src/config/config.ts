@@ -133,6 +133,10 @@ const rawSchema = z.object({
     .pipe(z.enum(["true", "false"], 'must be "true" or "false"').optional())
     .transform((v) => v !== "false"),
   INGEST_DEBOUNCE_SECONDS: intSetting(300, 0, 24 * 3600),
+  /** "true" lets webhooks reach http://127.0.0.1, localhost and [::1] (dev and tests); never in production. */
+  WEBHOOKS_ALLOW_LOCAL: optionalString
+    .pipe(z.enum(["true", "false"], 'must be "true" or "false"').optional())
+    .transform((v) => v === "true"),
   MAX_RUN_ATTEMPTS: intSetting(4, 1, 20),
   RETRY_BASE_SECONDS: intSetting(60, 1, 24 * 3600),
   RUN_LEASE_SECONDS: intSetting(900, 30, 3600),
@@ -224,6 +228,7 @@ export interface Config {
   salvage: { minShare: number };
   inboundEmail: { domain: string; maxBytes: number };
   audit: { retentionDays: number };
+  webhooks: { allowLocal: boolean };
   usage: { prices: ModelPrices; daily: DailyBudgets };
 }
 
@@ -282,6 +287,7 @@ export function parseConfig(env: RawEnv): Config {
     salvage: { minShare: c.SALVAGE_MIN_SHARE },
     inboundEmail: { domain: c.INGEST_EMAIL_DOMAIN ?? "ingest.localhost", maxBytes: c.INGEST_EMAIL_MAX_BYTES },
     audit: { retentionDays: c.AUDIT_RETENTION_DAYS },
+    webhooks: { allowLocal: c.WEBHOOKS_ALLOW_LOCAL },
     usage: {
       prices: c.MODEL_PRICES,
       daily: {

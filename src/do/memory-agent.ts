@@ -36,6 +36,8 @@ export interface AgentDeps {
   budgets?: RunExecutionDeps["budgets"];
   /** What may be logged about an error (never parameters or messages). */
   logFields(error: unknown): Record<string, unknown>;
+  /** Where new versions and repeated failures are announced (webhooks). */
+  webhooks?: RunExecutionDeps["webhooks"];
 }
 
 /**

@@ -2,9 +2,9 @@
  * The audit trail's vocabulary and ports: what an event is, where the entry points send finished events (an
  * AuditSink, the queue), and the append-only store they end in. Never item text, never query text.
  */
-import { ERASED_PREFIX } from "./workspaces";
 
 import { sha256Hex } from "./sha256";
+import { ERASED_PREFIX } from "./workspaces";
 
 export const AUDIT_ACTIONS = [
   "memory.read",
@@ -24,6 +24,11 @@ export const AUDIT_ACTIONS = [
   "member.remove",
   "team.change",
   "audit.export",
+  "webhook.create",
+  "webhook.update",
+  "webhook.delete",
+  "webhook.rotate_secret",
+  "webhook.test",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

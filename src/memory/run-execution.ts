@@ -29,6 +29,13 @@ import {
   nextUtcMidnight,
   utcDay,
 } from "../domain/usage";
+import {
+  statementChanges,
+  type WebhookEvents,
+  type WebhookPayload,
+  webhookPayload,
+} from "../domain/webhook-events";
+import { localName, workspaceOf } from "../domain/workspaces";
 import type { MemoryCache, Pause } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
 import type { RunGuard } from "./run-guard";
@@ -77,6 +84,8 @@ export interface RunExecutionDeps {
   log: RunLog;
   /** The subject's daily budgets and the price table they are estimated with; none when absent. */
   budgets?: { daily: DailyBudgets; prices: ModelPrices };
+  /** Where a new version and repeated failures are announced (the webhooks queue); none: not announced. */
+  webhooks?: WebhookEvents;
 }
 
 /** What a run read before generating, which its ending needs again. */
@@ -224,6 +233,15 @@ async function record(
       if (written && !written.written) return;
       const refused = written?.value;
       if (refused?.written) {
+        await announce(deps, start.subjectKey, (workspaceId, subject) =>
+          webhookPayload("memory.updated", workspaceId, finishedAt, {
+            subject,
+            version: refused.versionId,
+            previousVersion: context.previous?.versionId ?? null,
+            reason: "refresh",
+            statements: statementChanges(context.previous?.statements ?? null, statements),
+          }),
+        );
         await cacheServedMemory(deps, start.subjectKey, run.id);
         await finish(deps, run.id, { kind: "succeeded" });
         return;
@@ -260,6 +278,16 @@ async function record(
       }),
     );
     if (ended.written) await deps.state.commit(next);
+    if (ended.written && next.failures >= REPEATED_FAILURES) {
+      await announce(deps, start.subjectKey, (workspaceId, subject) =>
+        webhookPayload("memory.generation_failing", workspaceId, finishedAt, {
+          subject,
+          attempt: next.failures,
+          errorCode: outcome.error.code,
+          nextAttemptAt: next.nextRunAt === null ? null : new Date(next.nextRunAt).toISOString(),
+        }),
+      );
+    }
   } catch (error) {
     // The ledger could not be written (database down): the schedule still moves on (backoff). The row left
     // `running` is closed by the next run's start (RunLedger.runStarted closes older running rows).
@@ -412,4 +440,19 @@ function failedResult(
   retryable: boolean,
 ): Extract<GenerationResult, { outcome: "failed" }> {
   return { outcome: "failed", errorCode, errorMessage, retryable, stats: emptyStats() };
+}
+
+/** From this many consecutive failed attempts on, each one is announced as `memory.generation_failing`. */
+const REPEATED_FAILURES = 2;
+
+/** Hands an event to the webhooks queue; a refusal is logged and never fails the run. */
+async function announce(
+  deps: RunExecutionDeps,
+  subjectKey: string,
+  payload: (workspaceId: string, subject: string) => WebhookPayload,
+): Promise<void> {
+  if (!deps.webhooks) return;
+  await deps.webhooks
+    .emit(payload(workspaceOf(subjectKey), localName(subjectKey)))
+    .catch((error: unknown) => deps.log("warn", "webhook_event_failed", subjectKey, error));
 }

@@ -7,6 +7,7 @@ import type { GeneratorSource } from "../../src/domain/generation";
 import type { SearchHit } from "../../src/domain/items";
 import type { RunTrigger, Statement } from "../../src/domain/memory";
 import { renderMemory } from "../../src/domain/memory-render";
+import type { WebhookPayload } from "../../src/domain/webhook-events";
 import { type AgentStateStore, type RunExecutionDeps, runAlarm } from "../../src/memory/run-execution";
 import { RunGuard } from "../../src/memory/run-guard";
 import {
@@ -195,6 +196,77 @@ describe("a run of the memory pipeline", () => {
     expect(h.memoryCache.memories.has(SUBJECT)).toBe(false);
     expect(h.memoryCache.operations).toContain(`delete memory ${SUBJECT}`);
     expect(logged).toEqual(["memory_cache_write_failed"]);
+  });
+
+  it("announces each new version to the webhooks with ids and counts, never the statements' words", async () => {
+    const generator = new FakeGenerator(
+      { kind: "accept", statements: [say("Leads payments", "i1"), say("Ships on 3 March", "i2")] },
+      { kind: "accept", statements: [say("Leads billing", "i3")] },
+    );
+    const h = harness(generator);
+    const emitted: WebhookPayload[] = [];
+    h.deps.webhooks = { emit: async (payload) => void emitted.push(payload) };
+    h.request("read");
+    await h.alarm();
+    h.clock.advance(2 * 60 * MIN);
+    h.request("manual");
+    await h.alarm();
+    const [first, second] = h.ledger.versions;
+    expect(emitted.map((e) => e.data)).toEqual([
+      {
+        subject: SUBJECT,
+        version: first!.id,
+        previousVersion: null,
+        reason: "refresh",
+        statements: { added: 2, removed: 0, kept: 0 },
+      },
+      {
+        subject: SUBJECT,
+        version: second!.id,
+        previousVersion: first!.id,
+        reason: "refresh",
+        statements: { added: 1, removed: 2, kept: 0 },
+      },
+    ]);
+    expect(emitted.every((e) => e.type === "memory.updated" && e.workspaceId === "default")).toBe(true);
+    expect(JSON.stringify(emitted)).not.toMatch(/payments|billing|March/);
+  });
+
+  it("announces repeated failures from the second on, and a refused announcement never fails the run", async () => {
+    const h = harness(
+      new FakeGenerator(
+        { kind: "fail", code: "llm_server_error", retryable: true },
+        { kind: "fail", code: "llm_server_error", retryable: true },
+      ),
+    );
+    const emitted: WebhookPayload[] = [];
+    const logged: string[] = [];
+    h.deps.log = (_level, msg) => void logged.push(msg);
+    h.deps.webhooks = { emit: async (payload) => void emitted.push(payload) };
+    h.request("read");
+    await h.alarm();
+    expect(emitted).toEqual([]);
+    await h.alarm();
+    expect(emitted).toMatchObject([
+      {
+        type: "memory.generation_failing",
+        data: { subject: SUBJECT, attempt: 2, errorCode: "llm_server_error" },
+      },
+    ]);
+    h.deps.webhooks = {
+      emit: async () => {
+        throw new Error("queue unavailable");
+      },
+    };
+    const accepted = harness(
+      new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] }),
+    );
+    accepted.deps.log = h.deps.log;
+    accepted.deps.webhooks = h.deps.webhooks;
+    accepted.request("read");
+    await accepted.alarm();
+    expect(accepted.ledger.runs).toMatchObject([{ status: "succeeded" }]);
+    expect(logged).toContain("webhook_event_failed");
   });
 
   it("records salvaged statements with the accepted memory", async () => {

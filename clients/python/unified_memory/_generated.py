@@ -396,7 +396,7 @@ class MyAuditResponseEvent(TypedDict):
     actor: str
     #: Whose memory or items (`ada`, `team:payments`), or erased:<hash>
     subject: str
-    action: Literal["memory.read", "memory.version.read", "memory.diff.read", "memory.versions.list", "memory.runs.list", "memory.dismissals.list", "item.read", "items.search", "item.delete", "item.unshare", "statement.dismiss", "dismissal.withdraw", "me.erase", "member.add", "member.remove", "team.change", "audit.export"]
+    action: Literal["memory.read", "memory.version.read", "memory.diff.read", "memory.versions.list", "memory.runs.list", "memory.dismissals.list", "item.read", "items.search", "item.delete", "item.unshare", "statement.dismiss", "dismissal.withdraw", "me.erase", "member.add", "member.remove", "team.change", "audit.export", "webhook.create", "webhook.update", "webhook.delete", "webhook.rotate_secret", "webhook.test"]
     channel: Literal["http", "mcp", "email", "cron"]
     #: The MCP client's name/version, else the User-Agent's product
     client: Optional[str]

@@ -13,6 +13,7 @@ import { startFakeLlm } from "./fake-llm/server";
 import { startFaultProxy } from "./fault-proxy";
 import { startJwksServer } from "./jwks-server";
 import { startOpenApiValidator } from "./openapi-validator";
+import { startWebhookReceiver } from "./webhook-receiver";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -27,6 +28,8 @@ declare module "vitest" {
     faultProxyUrl: string;
     /** POST /validate an OpenAPI document: { valid, version, errors } (test/support/node/openapi-validator.ts). */
     openApiValidatorUrl: string;
+    /** Webhook receivers: POST /hooks/<name>, PUT/GET /__control/<name> (test/support/node/webhook-receiver.ts). */
+    webhookReceiverUrl: string;
   }
 }
 
@@ -53,10 +56,13 @@ export default async function setup(project: TestProject) {
   project.provide("jwksServerUrl", jwks.url);
   const openApiValidator = await startOpenApiValidator();
   project.provide("openApiValidatorUrl", openApiValidator.url);
+  const webhookReceiver = await startWebhookReceiver();
+  project.provide("webhookReceiverUrl", webhookReceiver.url);
 
   return async () => {
     await fakeLlm.close();
     await jwks.close();
+    await webhookReceiver.close();
     await faultProxy?.close();
     await openApiValidator.close();
     await neonLocal.close();

@@ -3547,7 +3547,7 @@ export interface operations {
                 /** @description Only events of this actor (a user id, or erased:<hash>) */
                 actor?: string;
                 /** @description Only this action */
-                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export";
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
                 /** @description Only events at or after this instant (ISO 8601) */
                 since?: string;
                 /** @description Only events before this instant */
@@ -3581,7 +3581,7 @@ export interface operations {
                             /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                             subject: string;
                             /** @enum {string} */
-                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export";
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
                             /** @enum {string} */
                             channel: "http" | "mcp" | "email" | "cron";
                             /** @description The MCP client's name/version, else the User-Agent's product */
@@ -3739,7 +3739,7 @@ export interface operations {
                 /** @description Only events about this subject (`ada`, `team:payments`) */
                 subject?: string;
                 /** @description Only this action */
-                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export";
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
                 /** @description Only events at or after this instant (ISO 8601) */
                 since?: string;
                 /** @description Only events before this instant */
@@ -3775,7 +3775,7 @@ export interface operations {
                             /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                             subject: string;
                             /** @enum {string} */
-                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export";
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
                             /** @enum {string} */
                             channel: "http" | "mcp" | "email" | "cron";
                             /** @description The MCP client's name/version, else the User-Agent's product */
@@ -3803,7 +3803,7 @@ export interface operations {
                         /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                         subject: string;
                         /** @enum {string} */
-                        action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export";
+                        action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
                         /** @enum {string} */
                         channel: "http" | "mcp" | "email" | "cron";
                         /** @description The MCP client's name/version, else the User-Agent's product */
