@@ -32,7 +32,10 @@ import { decodeCursor, decodeFusedCursor, encodeCursor, encodeFusedCursor } from
  * the keyword channel did not find it) plus VECTOR_WEIGHT times its place between the vector channel's
  * farthest and nearest candidates (1 for the nearest). The keyword channel leads, its BM25 scores being the
  * better calibrated (a strong match stays on top); the vector channel reorders close keyword scores and
- * brings in what keywords miss, above weak keyword matches.
+ * brings in what keywords miss, above weak keyword matches. An item only the vector channel found must be
+ * nearer than every item both channels found: when the words of the query found items, the vector
+ * channel's farther neighbours (which contain none of those words) do not fill the page; when they found
+ * nothing the vector channel also found, it adds its candidates freely.
  */
 export const VECTOR_WEIGHT = 0.25;
 /** Hybrid search fuses the top FUSION_DEPTH of each channel. */
@@ -155,7 +158,7 @@ async function rankedSearch(
   const fused = sql`
     with kw as (${kw}),
     vec as (
-      select v.item_id as id, v.snippet, row_number() over (order by v.distance, v.item_id) as r,
+      select v.item_id as id, v.snippet, v.distance, row_number() over (order by v.distance, v.item_id) as r,
         coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as rel
       from (${vec}) v
     ),
@@ -163,6 +166,9 @@ async function rankedSearch(
       select coalesce(kw.id, vec.id) as id, kw.r as kr, vec.r as vr, vec.snippet as chunk_snippet,
         coalesce(kw.rel, 0) + ${vectorWeight}::float8 * coalesce(vec.rel, 0) as score
       from kw full join vec on kw.id = vec.id
+      where kw.id is not null or vec.distance <= coalesce(
+        (select min(b.distance) from vec b join kw k on k.id = b.id),
+        'infinity'::float8)
     )
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, f.score,
       case when f.vr is not null and (f.kr is null or f.vr <= f.kr) then f.chunk_snippet
