@@ -117,6 +117,12 @@ describe("the console in Chromium", () => {
     await stranger.goto(`${dev.url}/console/runs`);
     await stranger.waitForURL(/\/console\/sign-in\?next=/);
     await stranger.getByLabel("Bearer token (a JWT)").waitFor();
+    // It says how to get a token, the commands set as code (no literal backticks shown as text).
+    const intro = stranger.locator("main p").first();
+    expect(await intro.textContent()).not.toContain("`");
+    expect(await stranger.locator("main code").allTextContents()).toEqual(
+      expect.arrayContaining(["npm run -s token -- <user>"]),
+    );
     await shot(stranger, "sign-in");
     await stranger.close();
     await page.close();

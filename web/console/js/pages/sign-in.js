@@ -32,7 +32,13 @@ export async function renderSignIn({ main, params }) {
     el(
       "p",
       {},
-      "Paste a token for the API, or open the sign-in link `npm run dev` prints. The token stays in this tab only (sessionStorage) and is sent to this service only.",
+      "Paste a token for the API, or open the sign-in link ",
+      el("code", {}, "npm run dev"),
+      " prints. To get a token for a user, run ",
+      el("code", {}, "npm run -s token -- <user>"),
+      " in the project (add scopes after the user, e.g. ",
+      el("code", {}, "memory:read"),
+      "). The token stays in this tab only (sessionStorage) and is sent to this service only.",
     ),
     params.get("reason") === "expired"
       ? notice("warning", "The service refused the token (expired or invalid). Sign in again.")
