@@ -561,3 +561,16 @@ OPERATIONS: Dict[str, Operation] = {
     "issueIngestAddress": Operation("POST", "/me/ingest-address", (), (), (200, 201)),
     "revokeIngestAddress": Operation("DELETE", "/me/ingest-address", (), (), (204,)),
 }
+
+#: Each operation on the caller's own memory, and the same operation on a team's memory.
+TEAM_OPERATIONS: Dict[str, str] = {
+    "getMemory": "getTeamMemory",
+    "diffVersion": "diffTeamVersion",
+    "dismissStatement": "dismissTeamStatement",
+    "listDismissals": "listTeamDismissals",
+    "withdrawDismissal": "withdrawTeamDismissal",
+    "refreshMemory": "refreshTeamMemory",
+    "listRuns": "listTeamRuns",
+    "listVersions": "listTeamVersions",
+    "getVersion": "getTeamVersion",
+}

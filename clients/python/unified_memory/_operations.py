@@ -10,22 +10,11 @@ import re
 from typing import Mapping, Optional, Tuple
 from urllib.parse import quote
 
-from ._generated import OPERATIONS
+from ._generated import OPERATIONS, TEAM_OPERATIONS
+
+__all__ = ["TEAM_OPERATIONS", "route"]
 
 _PARAM = re.compile(r"\{(\w+)\}")
-
-#: The same operations of a team's memory.
-TEAM_OPERATIONS = {
-    "getMemory": "getTeamMemory",
-    "refreshMemory": "refreshTeamMemory",
-    "listRuns": "listTeamRuns",
-    "listVersions": "listTeamVersions",
-    "getVersion": "getTeamVersion",
-    "diffVersion": "diffTeamVersion",
-    "dismissStatement": "dismissTeamStatement",
-    "listDismissals": "listTeamDismissals",
-    "withdrawDismissal": "withdrawTeamDismissal",
-}
 
 
 def route(operation_id: str, params: Optional[Mapping[str, str]] = None) -> Tuple[str, str]:

@@ -1,5 +1,5 @@
 /** A subject's memory: the caller's own at /memory, a team's at /teams/{team}/memory (same methods). */
-import type { OperationId } from "./generated/operations.js";
+import { type MemoryOperationId, TEAM_OPERATIONS } from "./generated/operations.js";
 import { type OperationRequest, request } from "./operations.js";
 import { Paginator } from "./pages.js";
 import { readJson, type Transport } from "./transport.js";
@@ -51,19 +51,6 @@ export interface PageOptions {
   signal?: AbortSignal;
 }
 
-/** The same operations of a team's memory. */
-const TEAM_OPERATIONS = {
-  getMemory: "getTeamMemory",
-  refreshMemory: "refreshTeamMemory",
-  listRuns: "listTeamRuns",
-  listVersions: "listTeamVersions",
-  getVersion: "getTeamVersion",
-  diffVersion: "diffTeamVersion",
-  dismissStatement: "dismissTeamStatement",
-  listDismissals: "listTeamDismissals",
-  withdrawDismissal: "withdrawTeamDismissal",
-} as const satisfies Record<string, OperationId>;
-
 export class MemoryApi {
   /** `team` null: the caller's own memory. */
   constructor(
@@ -71,7 +58,7 @@ export class MemoryApi {
     private readonly team: string | null,
   ) {}
 
-  private request(id: keyof typeof TEAM_OPERATIONS, options: OperationRequest = {}) {
+  private request(id: MemoryOperationId, options: OperationRequest = {}) {
     if (this.team === null) return request(id, options);
     return request(TEAM_OPERATIONS[id], { ...options, params: { ...options.params, team: this.team } });
   }

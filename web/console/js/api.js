@@ -5,8 +5,8 @@
  * types come from the OpenAPI document, through the TypeScript client's names); an error answer becomes an
  * ApiError with the API's code and message.
  */
-/** @import { OperationId } from "./operations.js" */
-import { OPERATIONS } from "./operations.js";
+/** @import { MemoryOperationId, OperationId } from "./operations.js" */
+import { OPERATIONS, TEAM_OPERATIONS } from "./operations.js";
 import { currentToken } from "./session.js";
 
 export class ApiError extends Error {
@@ -31,21 +31,6 @@ export class ApiError extends Error {
  * @typedef {Record<string, string | number | string[] | null | undefined>} Query
  * @typedef {{ params?: Record<string, string>, query?: Query, body?: unknown }} RequestOptions
  */
-
-/** The same operations of a team's memory. */
-const TEAM_OPERATIONS = /** @type {const} */ ({
-  getMemory: "getTeamMemory",
-  refreshMemory: "refreshTeamMemory",
-  listRuns: "listTeamRuns",
-  listVersions: "listTeamVersions",
-  getVersion: "getTeamVersion",
-  diffVersion: "diffTeamVersion",
-  dismissStatement: "dismissTeamStatement",
-  listDismissals: "listTeamDismissals",
-  withdrawDismissal: "withdrawTeamDismissal",
-});
-
-/** @typedef {keyof typeof TEAM_OPERATIONS} MemoryOperationId */
 
 /**
  * The path of an operation, its path parameters filled in.

@@ -50,3 +50,18 @@ export const OPERATIONS = /** @type {const} */ ({
 });
 
 /** @typedef {keyof typeof OPERATIONS} OperationId */
+
+/** Each operation on the caller's own memory, and the same operation on a team's memory. */
+export const TEAM_OPERATIONS = /** @type {const} */ ({
+  getMemory: "getTeamMemory",
+  diffVersion: "diffTeamVersion",
+  dismissStatement: "dismissTeamStatement",
+  listDismissals: "listTeamDismissals",
+  withdrawDismissal: "withdrawTeamDismissal",
+  refreshMemory: "refreshTeamMemory",
+  listRuns: "listTeamRuns",
+  listVersions: "listTeamVersions",
+  getVersion: "getTeamVersion",
+});
+
+/** @typedef {keyof typeof TEAM_OPERATIONS} MemoryOperationId */

@@ -51,3 +51,18 @@ export const OPERATIONS = {
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;
+
+/** Each operation on the caller's own memory, and the same operation on a team's memory. */
+export const TEAM_OPERATIONS = {
+  getMemory: "getTeamMemory",
+  diffVersion: "diffTeamVersion",
+  dismissStatement: "dismissTeamStatement",
+  listDismissals: "listTeamDismissals",
+  withdrawDismissal: "withdrawTeamDismissal",
+  refreshMemory: "refreshTeamMemory",
+  listRuns: "listTeamRuns",
+  listVersions: "listTeamVersions",
+  getVersion: "getTeamVersion",
+} as const;
+
+export type MemoryOperationId = keyof typeof TEAM_OPERATIONS;
