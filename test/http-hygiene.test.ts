@@ -22,6 +22,18 @@ describe("a known path asked with another method", () => {
     expect((await json<{ error: { code: string } }>(res)).error.code).toBe("method_not_allowed");
   });
 
+  it("GET / from a browser (Accept: text/html) redirects to the console; an API client gets the JSON 404", async () => {
+    const browser = await exports.default.fetch("http://local/", {
+      headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+      redirect: "manual",
+    });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get("location")).toBe("/console/");
+    const api = await exports.default.fetch("http://local/", { headers: { accept: "application/json" } });
+    expect(api.status).toBe(404);
+    expect((await json<{ error: { code: string } }>(api)).error.code).toBe("not_found");
+  });
+
   it("an unknown path is still a 404", async () => {
     const res = await call(newUserId(), "GET", "/nowhere");
     expect(res.status).toBe(404);

@@ -90,6 +90,14 @@ export function createApp(deps: AppDeps) {
   registerOperations(app, OPERATIONS, ROUTES, endpointRoute, deps.endpoints);
 
   app.notFound((c) => {
+    // A browser opening the service's address gets the console; an API client still gets a JSON 404.
+    if (
+      c.req.method === "GET" &&
+      c.req.path === "/" &&
+      (c.req.header("accept") ?? "").includes("text/html")
+    ) {
+      return c.redirect("/console/", 302);
+    }
     const allowed = allowedMethods(app.routes, c.req.path);
     if (allowed.length === 0) throw new AppError("not_found", "No such route");
     c.header("Allow", allowed.join(", "));
