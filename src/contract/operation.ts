@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type { Scope } from "../app/caller";
 import type { AuditAction } from "../domain/audit";
 
-export type Method = "GET" | "POST" | "PUT" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * Who may call: a scope (admin implies every scope), "token" for any valid bearer token of an active

@@ -9,6 +9,7 @@ import * as res from "./answers";
 import { memoryOperations } from "./memory-operations";
 import { type Answer, type Operation, operation } from "./operation";
 import { idParams, searchQuery } from "./requests";
+import { webhookOperations } from "./webhook-operations";
 import {
   addMember,
   deleteTeam,
@@ -232,5 +233,6 @@ export const OPERATIONS: readonly Operation[] = [
   workspaceUsage,
   issueIngestAddress,
   revokeIngestAddress,
+  ...webhookOperations,
   mcp,
 ];

@@ -28,6 +28,7 @@ import { membersRoutes } from "./routes/members";
 import { ownMemoryRoutes, teamMemoryRoutes } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
 import { teamsRoutes } from "./routes/teams";
+import { webhooksRoutes } from "./routes/webhooks";
 import { wellKnownRoutes } from "./routes/well-known";
 
 /** Every operation's handler; registerOperations refuses a table entry without one. */
@@ -44,6 +45,7 @@ const ROUTES = [
   ...ingestAddressRoutes,
   ...adminEmbeddingsRoutes,
   ...auditRoutes,
+  ...webhooksRoutes,
 ];
 
 export interface AppDeps {

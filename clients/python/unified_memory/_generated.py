@@ -484,6 +484,94 @@ class IssueIngestAddressResponse(TypedDict):
     allowedSenders: List[str]
 
 
+class _CreateWebhookRequestRequired(TypedDict):
+    url: str
+    events: List[str]
+
+
+class CreateWebhookRequest(_CreateWebhookRequestRequired, total=False):
+    description: Optional[str]
+
+
+class CreateWebhookResponse(TypedDict):
+    id: str
+    url: str
+    events: List[Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "webhook.test"]]
+    description: Optional[str]
+    enabled: bool
+    #: Why the service disabled the endpoint (every delivery failed for a day); null otherwise
+    disabledReason: Optional[str]
+    #: Since when every delivery failed; null after a success
+    failingSince: Optional[str]
+    createdAt: str
+    updatedAt: str
+    #: The signing secret (whsec_…): shown only in this answer
+    secret: str
+
+
+class ListWebhooksResponseWebhook(TypedDict):
+    id: str
+    url: str
+    events: List[Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "webhook.test"]]
+    description: Optional[str]
+    enabled: bool
+    #: Why the service disabled the endpoint (every delivery failed for a day); null otherwise
+    disabledReason: Optional[str]
+    #: Since when every delivery failed; null after a success
+    failingSince: Optional[str]
+    createdAt: str
+    updatedAt: str
+
+
+class ListWebhooksResponse(TypedDict):
+    webhooks: List[ListWebhooksResponseWebhook]
+
+
+GetWebhookResponse = ListWebhooksResponseWebhook
+
+
+class UpdateWebhookRequest(TypedDict, total=False):
+    url: str
+    events: List[str]
+    description: Optional[str]
+    #: true re-enables an endpoint the service disabled, clearing why
+    enabled: bool
+
+
+UpdateWebhookResponse = ListWebhooksResponseWebhook
+
+
+class RotateWebhookSecretResponse(TypedDict):
+    #: The signing secret (whsec_…): shown only in this answer
+    secret: str
+    previousSecretValidUntil: str
+
+
+class TestWebhookResponse(TypedDict):
+    queued: Literal[True]
+
+
+class ListWebhookDeliveriesResponseDeliverie(TypedDict):
+    #: The webhook-id header the receiver saw
+    id: str
+    eventType: Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "webhook.test"]
+    status: Literal["pending", "delivered", "retrying", "dead", "skipped"]
+    attempts: int
+    #: The receiver's HTTP status; null when it did not answer
+    lastStatus: Optional[int]
+    lastError: Optional[str]
+    #: At most 1 KB of the receiver's last answer
+    lastResponse: Optional[str]
+    durationMs: Optional[int]
+    nextAttemptAt: Optional[str]
+    createdAt: str
+    updatedAt: str
+
+
+class ListWebhookDeliveriesResponse(TypedDict):
+    deliveries: List[ListWebhookDeliveriesResponseDeliverie]
+
+
 McpRequest = Dict[str, Any]
 
 
@@ -560,6 +648,14 @@ OPERATIONS: Dict[str, Operation] = {
     "workspaceUsage": Operation("GET", "/usage", (), ("since", "until", "sort"), (200,)),
     "issueIngestAddress": Operation("POST", "/me/ingest-address", (), (), (200, 201)),
     "revokeIngestAddress": Operation("DELETE", "/me/ingest-address", (), (), (204,)),
+    "createWebhook": Operation("POST", "/webhooks", (), (), (201,)),
+    "listWebhooks": Operation("GET", "/webhooks", (), (), (200,)),
+    "getWebhook": Operation("GET", "/webhooks/{id}", ("id",), (), (200,)),
+    "updateWebhook": Operation("PATCH", "/webhooks/{id}", ("id",), (), (200,)),
+    "deleteWebhook": Operation("DELETE", "/webhooks/{id}", ("id",), (), (204,)),
+    "rotateWebhookSecret": Operation("POST", "/webhooks/{id}/rotate-secret", ("id",), (), (200,)),
+    "testWebhook": Operation("POST", "/webhooks/{id}/test", ("id",), (), (202,)),
+    "listWebhookDeliveries": Operation("GET", "/webhooks/{id}/deliveries", ("id",), (), (200,)),
 }
 
 #: Each operation on the caller's own memory, and the same operation on a team's memory.

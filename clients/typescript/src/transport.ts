@@ -36,7 +36,7 @@ export interface ClientOptions {
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
 export interface RequestOptions {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, QueryValue>;
   /** A JSON body: a value to serialize, or text already serialized. */

@@ -108,7 +108,7 @@ export function apiUrl(path, query = {}) {
 
 /**
  * One request; any status below 400 is an answer, anything else throws ApiError.
- * @param {"GET" | "POST" | "PUT" | "DELETE"} method
+ * @param {"GET" | "POST" | "PUT" | "PATCH" | "DELETE"} method
  * @param {string} path
  * @param {{ query?: Query, body?: unknown }} [options]
  * @returns {Promise<Answer>}

@@ -2,7 +2,7 @@
 
 /**
  * Each operation of the API: method, path (`{name}` for a path parameter), parameters, success statuses.
- * @typedef {{ method: "GET" | "POST" | "PUT" | "DELETE", path: string, params: readonly string[], query: readonly string[], answers: readonly number[] }} OperationSpec
+ * @typedef {{ method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, params: readonly string[], query: readonly string[], answers: readonly number[] }} OperationSpec
  */
 
 export const OPERATIONS = /** @type {const} */ ({
@@ -47,6 +47,14 @@ export const OPERATIONS = /** @type {const} */ ({
   workspaceUsage: { method: "GET", path: "/usage", params: [], query: ["since","until","sort"], answers: [200] },
   issueIngestAddress: { method: "POST", path: "/me/ingest-address", params: [], query: [], answers: [200,201] },
   revokeIngestAddress: { method: "DELETE", path: "/me/ingest-address", params: [], query: [], answers: [204] },
+  createWebhook: { method: "POST", path: "/webhooks", params: [], query: [], answers: [201] },
+  listWebhooks: { method: "GET", path: "/webhooks", params: [], query: [], answers: [200] },
+  getWebhook: { method: "GET", path: "/webhooks/{id}", params: ["id"], query: [], answers: [200] },
+  updateWebhook: { method: "PATCH", path: "/webhooks/{id}", params: ["id"], query: [], answers: [200] },
+  deleteWebhook: { method: "DELETE", path: "/webhooks/{id}", params: ["id"], query: [], answers: [204] },
+  rotateWebhookSecret: { method: "POST", path: "/webhooks/{id}/rotate-secret", params: ["id"], query: [], answers: [200] },
+  testWebhook: { method: "POST", path: "/webhooks/{id}/test", params: ["id"], query: [], answers: [202] },
+  listWebhookDeliveries: { method: "GET", path: "/webhooks/{id}/deliveries", params: ["id"], query: [], answers: [200] },
 });
 
 /** @typedef {keyof typeof OPERATIONS} OperationId */
