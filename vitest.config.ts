@@ -51,6 +51,8 @@ const workerProject = (
           NEON_LOCAL_ENDPOINT: inject("neonLocalEndpoint"),
           DATABASE_BACKEND: inject("databaseBackend"),
           AUTH_JWT_SECRET: TEST_JWT_SECRET,
+          // Webhook receivers in the tests listen on http://127.0.0.1.
+          WEBHOOKS_ALLOW_LOCAL: "true",
           FAKE_LLM_URL: inject("fakeLlmUrl"),
           ANTHROPIC_BASE_URL: `${inject("fakeLlmUrl")}/anthropic`,
           OPENAI_BASE_URL: `${inject("fakeLlmUrl")}/openai/v1`,

@@ -64,6 +64,9 @@ function testAgentDeps(objectId: string, env: Env): AgentDeps {
     get budgets() {
       return real().budgets;
     },
+    get webhooks() {
+      return real().webhooks;
+    },
     logFields: (error) => real().logFields(error),
     generation(): GeneratorSource {
       const o = overrides.get(objectId);
