@@ -48,8 +48,9 @@ async function main() {
   if (flags.has("--fake-llm")) {
     const fake = await startFakeLlm();
     closers.push(fake.close);
+    console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
     console.log(
-      `[dev] fake LLM (reference policies): ${fake.url}; refresh interval and ingest debounce 0 (--var MIN_REFRESH_INTERVAL_MINUTES=60 --var INGEST_DEBOUNCE_SECONDS=300 for production's)`,
+      "[dev] no refresh interval and no ingest debounce with the fake LLM (--var MIN_REFRESH_INTERVAL_MINUTES=60 --var INGEST_DEBOUNCE_SECONDS=300 for production's)",
     );
     Object.assign(vars, workerVarsFor(fake), FAKE_LLM_DEFAULTS);
   }

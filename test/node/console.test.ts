@@ -197,6 +197,13 @@ describe("the console in Chromium", () => {
     await failing.waitFor({ timeout: MEMORY_READY_MS });
     await poll(() => failing.textContent()).toContain("Memory generation is failing");
     await poll(() => failing.textContent()).toContain("generation_failing");
+    // The reason in words, and when the agent tries again (or that it will not by itself) and what to do.
+    await poll(() => failing.textContent()).toMatch(
+      /Attempt \d+ to generate this memory failed: .*fake-llm fault/,
+    );
+    await poll(() => failing.textContent()).toMatch(
+      /Next try: .+ Meanwhile you can add material|No try is scheduled: adding material/,
+    );
     await shot(page, "memory-failing");
     await page.goto(`${dev.url}/console/runs`);
     await poll(() => page.locator("table.runs tbody").textContent()).toContain("failed");

@@ -225,15 +225,28 @@ function progressView(label, run, waiting) {
   );
 }
 
-/** @param {ApiError} error */
+/**
+ * Why there is no memory yet (503 generation_failing): the reason in words, the next try in local time, and
+ * what the user can do about it.
+ * @param {ApiError} error
+ */
 function failing(error) {
-  const lastError = typeof error.details?.lastErrorCode === "string" ? error.details.lastErrorCode : null;
+  const details = error.details ?? {};
+  const lastError = typeof details.lastErrorCode === "string" ? details.lastErrorCode : null;
+  const next = typeof details.nextAttemptAt === "string" ? new Date(details.nextAttemptAt) : null;
   return notice(
     "error",
     el("strong", {}, "Memory generation is failing. "),
     error.message,
     lastError ? ` Last run: ${lastError}.` : "",
     ` (${error.code})`,
+    el(
+      "p",
+      {},
+      next
+        ? `Next try: ${next.toLocaleString()}. Meanwhile you can add material (a note or an import), dismiss a wrong statement, or wait.`
+        : "No try is scheduled: adding material, a refresh, or the daily sweep starts one.",
+    ),
   );
 }
 
