@@ -260,9 +260,14 @@ function forgetRunWords(db: Db, { subjects, items, itemsOfOwner }: Candidates, l
             and coalesce(v.finished_at, 'infinity'::timestamptz) >= y.created_at
             and (y.owner_id = v.subject_id or y.shared_with && ${principalsOf(sql`v.subject_id`)})
             and ${lost})
-      returning v.id)
-    update memory_versions x set verdict = jsonb_set(x.verdict, '{reason}', ${redacted})
-    where x.run_id in (select id from forgotten) and x.verdict ? 'reason'`);
+      returning v.id, v.subject_id),
+    versions as (
+      update memory_versions x set verdict = jsonb_set(x.verdict, '{reason}', ${redacted})
+      where x.run_id in (select id from forgotten) and x.verdict ? 'reason'
+      returning x.id)
+    -- The memories row repeats its last run's error message (what GET /memory's 503 says): the same words.
+    update memories m set error_message = ${REDACTED}
+    where m.error_message is not null and m.subject_id in (select subject_id from forgotten)`);
 }
 
 /** The memories row carries the current markdown: keep it equal to its (redacted) version's. */

@@ -156,8 +156,14 @@ export function keywordRanked(
     const tf = termFrequency(sql`c.search`, term);
     return [sql`${idf}::float8 * ${tf} * ${k1 + 1}::float8 / (${tf} + ${k1}::float8 * ${norm})`];
   });
+  // Coordination: the share of the scored terms an item matches scales its score, so an item that matches
+  // every word of "Bluefin discovery" stays above a short one that repeats only the rarer word.
+  const matched = query.terms.flatMap((term, i) =>
+    (stats.frequencies[i] ?? -1) < 0 ? [] : [sql`(c.search @@ ${tsquery(term)})::int`],
+  );
   return sql`
-    select c.id, c.occurred_at, (${sql.join(parts, sql` + `)}) as score
+    select c.id, c.occurred_at,
+           (${sql.join(parts, sql` + `)}) * (${sql.join(matched, sql` + `)})::float8 / ${matched.length}::float8 as score
     from (${candidateRows(subjectKey, where, bounded)}) c`;
 }
 

@@ -49,6 +49,10 @@ beforeAll(async () => {
       "MAX_RUN_ATTEMPTS=1",
       "--var",
       "MIN_REFRESH_INTERVAL_MINUTES=0",
+      // Ingest waits to notify, as in production (--fake-llm makes it 0): the demo's own ingest starts no run,
+      // so chloe's first read finds no memory and the page shows it being generated.
+      "--var",
+      "INGEST_DEBOUNCE_SECONDS=300",
       "--var",
       `MODEL_PRICES=${MODEL_PRICES}`,
       // The fake LLM's embeddings: search offers and answers every mode.

@@ -9,11 +9,21 @@ import { readWranglerResources } from "../../scripts/lib/wrangler-config";
 const wranglerToml = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
 
 describe("the resources wrangler.toml names", () => {
-  it("are the project's three queues, their three dead-letter queues and the cache's KV binding", () => {
+  it("are the project's four queues, their four dead-letter queues and the cache's KV binding", () => {
     expect(readWranglerResources(wranglerToml)).toEqual({
       workerName: "unified-memory",
-      queues: ["unified-memory-sweep", "unified-memory-embed", "unified-memory-audit"],
-      deadLetterQueues: ["unified-memory-sweep-dlq", "unified-memory-embed-dlq", "unified-memory-audit-dlq"],
+      queues: [
+        "unified-memory-sweep",
+        "unified-memory-embed",
+        "unified-memory-audit",
+        "unified-memory-webhooks",
+      ],
+      deadLetterQueues: [
+        "unified-memory-sweep-dlq",
+        "unified-memory-embed-dlq",
+        "unified-memory-audit-dlq",
+        "unified-memory-webhooks-dlq",
+      ],
       kvNamespaces: [{ binding: "MEMORY_CACHE" }],
     });
   });
