@@ -29,15 +29,10 @@ import {
   nextUtcMidnight,
   utcDay,
 } from "../domain/usage";
-import {
-  statementChanges,
-  type WebhookEvents,
-  type WebhookPayload,
-  webhookPayload,
-} from "../domain/webhook-events";
-import { localName, workspaceOf } from "../domain/workspaces";
+import type { WebhookEvents } from "../domain/webhook-events";
 import type { MemoryCache, Pause } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
+import { announceFailure, announceNewVersion } from "./run-announcements";
 import type { RunGuard } from "./run-guard";
 import type { RunLedger, RunStart } from "./run-ledger";
 import {
@@ -233,15 +228,8 @@ async function record(
       if (written && !written.written) return;
       const refused = written?.value;
       if (refused?.written) {
-        await announce(deps, start.subjectKey, (workspaceId, subject) =>
-          webhookPayload("memory.updated", workspaceId, finishedAt, {
-            subject,
-            version: refused.versionId,
-            previousVersion: context.previous?.versionId ?? null,
-            reason: "refresh",
-            statements: statementChanges(context.previous?.statements ?? null, statements),
-          }),
-        );
+        const version = { id: refused.versionId, statements };
+        await announceNewVersion(deps, start.subjectKey, finishedAt, version, context.previous);
         await cacheServedMemory(deps, start.subjectKey, run.id);
         await finish(deps, run.id, { kind: "succeeded" });
         return;
@@ -278,15 +266,9 @@ async function record(
       }),
     );
     if (ended.written) await deps.state.commit(next);
-    if (ended.written && next.failures >= REPEATED_FAILURES) {
-      await announce(deps, start.subjectKey, (workspaceId, subject) =>
-        webhookPayload("memory.generation_failing", workspaceId, finishedAt, {
-          subject,
-          attempt: next.failures,
-          errorCode: outcome.error.code,
-          nextAttemptAt: next.nextRunAt === null ? null : new Date(next.nextRunAt).toISOString(),
-        }),
-      );
+    if (ended.written) {
+      const failure = { failures: next.failures, errorCode: outcome.error.code, nextRunAt: next.nextRunAt };
+      await announceFailure(deps, start.subjectKey, finishedAt, failure);
     }
   } catch (error) {
     // The ledger could not be written (database down): the schedule still moves on (backoff). The row left
@@ -440,19 +422,4 @@ function failedResult(
   retryable: boolean,
 ): Extract<GenerationResult, { outcome: "failed" }> {
   return { outcome: "failed", errorCode, errorMessage, retryable, stats: emptyStats() };
-}
-
-/** From this many consecutive failed attempts on, each one is announced as `memory.generation_failing`. */
-const REPEATED_FAILURES = 2;
-
-/** Hands an event to the webhooks queue; a refusal is logged and never fails the run. */
-async function announce(
-  deps: RunExecutionDeps,
-  subjectKey: string,
-  payload: (workspaceId: string, subject: string) => WebhookPayload,
-): Promise<void> {
-  if (!deps.webhooks) return;
-  await deps.webhooks
-    .emit(payload(workspaceOf(subjectKey), localName(subjectKey)))
-    .catch((error: unknown) => deps.log("warn", "webhook_event_failed", subjectKey, error));
 }
