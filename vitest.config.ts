@@ -1,8 +1,11 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-/** The client libraries' live suite: the `clients` project, not `node`. */
-const CLIENTS_SUITE = "test/node/clients.test.ts";
+/**
+ * The client libraries against `npm run dev`: their live suite and the packed-install check, the `clients`
+ * project, not `node`. Both build clients/typescript/dist and clients/python in place, so they never run side by side.
+ */
+const CLIENTS_SUITE = ["test/node/clients.test.ts", "test/node/client-packages.test.ts"];
 
 /**
  * Worker tests whose outcome depends on the database engine (SQL semantics, pgvector, limits of what Postgres
@@ -79,6 +82,9 @@ const workerProject = (
     globalSetup: ["./test/support/node/global-setup.ts"],
     include,
     exclude,
+    // One workerd for all of a project's files instead of one each (starting one costs seconds of CPU): the files
+    // already share the project's database, and each uses users of its own.
+    isolate: false,
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },
@@ -132,18 +138,18 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/node/**/*.test.ts"],
-          exclude: [CLIENTS_SUITE],
+          exclude: CLIENTS_SUITE,
           testTimeout: 60_000,
           hookTimeout: 30_000,
         },
       },
       // Both client libraries against `npm run dev`: on its embedded database, or with TEST_DATABASE_URL on
-      // a fresh database on that server. Apart from `node`, so CI runs it on both without the browser test.
+      // a fresh database on that server. Apart from `node`, so CI runs it once, on PostgreSQL, beside `node`.
       {
         test: {
           name: "clients",
           environment: "node",
-          include: [CLIENTS_SUITE],
+          include: CLIENTS_SUITE,
           testTimeout: 60_000,
           hookTimeout: 30_000,
         },

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { signDevToken } from "../../scripts/lib/token";
+import { freePort } from "../support/node/dev-command";
 
 const SECRET = "node-test-secret-that-is-long-enough-0123456789";
 const dataDir = mkdtempSync(`${tmpdir()}/um-dev-`);
@@ -22,14 +23,6 @@ interface Dev {
   port: number;
   output: () => string;
   exited: Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function startDev(args: string[] = [], options: { dir?: string; port?: number } = {}): Promise<Dev> {
