@@ -114,7 +114,7 @@ describe("sign-in codes", () => {
 
   it("refuses an unknown code with a 404 and a malformed one with a 422", async () => {
     expect(await errorOf(await exchange("A".repeat(43)))).toMatchObject({ status: 404, code: "not_found" });
-    for (const bad of ["short", `${"A".repeat(43)}\n`, "A".repeat(42) + "=", 42, null]) {
+    for (const bad of ["short", `${"A".repeat(43)}\n`, `${"A".repeat(42)}=`, 42, null]) {
       expect((await exchange(bad)).status).toBe(422);
     }
     expect((await post("/auth/exchange", { code: "A".repeat(43), token: "x" })).status).toBe(422);

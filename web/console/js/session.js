@@ -1,21 +1,21 @@
 /**
- * The signed-in user's token: taken from the `#token=` fragment of a sign-in link (which never reaches the
- * server), kept in sessionStorage only (gone when the tab closes; never local storage, never a cookie).
+ * The signed-in user's token, kept in sessionStorage only (gone when the tab closes; never local storage,
+ * never a cookie, never an address). A sign-in link carries a one-time code in its `#code=` fragment
+ * (which never reaches a server), which main.js exchanges for the token.
  */
 const KEY = "unified-memory.token";
 
 /**
- * Moves a token from the address bar's fragment into sessionStorage and removes it from the address (and
- * from the history entry). Answers whether a token was found.
- * @returns {boolean}
+ * The sign-in code in the address's fragment, if any, after taking the fragment out of the address bar and
+ * the tab's history. The browser's history database still records the address as opened: the code in it
+ * is spent by the exchange, and expires unused within minutes.
+ * @returns {string | null}
  */
-export function adoptTokenFromFragment() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const token = fragment.get("token");
-  if (!token) return false;
-  sessionStorage.setItem(KEY, token.trim());
+export function takeSignInCode() {
+  const code = new URLSearchParams(location.hash.slice(1)).get("code");
+  if (code === null) return null;
   history.replaceState(null, "", location.pathname + location.search);
-  return true;
+  return code.trim();
 }
 
 /** @returns {string | null} */
