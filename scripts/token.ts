@@ -45,7 +45,8 @@ if (link) {
   const url = process.env.UNIFIED_MEMORY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
   signInLink(url.replace(/\/+$/, ""), devSecret(), userId, granted, { workspace }).then(
     (signIn) => process.stdout.write(`${signIn}\n`),
-    (err: unknown) => fail(`no sign-in link from ${url}: ${err instanceof Error ? err.message : String(err)}`),
+    (err: unknown) =>
+      fail(`no sign-in link from ${url}: ${err instanceof Error ? err.message : String(err)}`),
   );
 } else {
   process.stdout.write(`${signDevToken(devSecret(), userId, granted, { workspace })}\n`);

@@ -6,21 +6,24 @@ import { ApiError, answerOf } from "./api.js";
 import { notice, replace } from "./dom.js";
 import { PAGES } from "./pages.js";
 import { signInPage, subjectOfPage } from "./routes.js";
-import { currentToken, identity, signIn, signOut, takeSignInCode } from "./session.js";
+import { currentToken, forgetFragment, identity, signIn, signInCode, signOut } from "./session.js";
 import { renderShell } from "./shell.js";
 
 /**
- * Exchanges a sign-in link's code for its token; a code the service refuses (used, expired) sends the
- * visitor to sign in, saying why, and changes nothing. Answers whether the page may go on.
+ * Exchanges a sign-in link's code for its token, then takes the code out of the address; a code the service
+ * refuses (used, expired) sends the visitor to sign in, saying why, and changes nothing. Answers whether
+ * the page may go on.
  */
 async function adoptSignInCode() {
-  const code = takeSignInCode();
+  const code = signInCode();
   if (code === null) return true;
   try {
     const { token } = /** @type {{ token: string }} */ (
       await answerOf("exchangeSignInCode", { body: { code } })
     );
     signIn(token);
+    // Only now: an address without the code means the tab holds the token.
+    forgetFragment();
     return true;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -6,17 +6,16 @@
 const KEY = "unified-memory.token";
 
 /**
- * The sign-in code in the address's fragment, if any, after taking the fragment out of the address bar and
- * the tab's history. The browser's history database still records the address as opened: the code in it
- * is spent by the exchange, and expires unused within minutes.
+ * The one-time code of a sign-in link, from the address's `#code=` fragment, or null.
  * @returns {string | null}
  */
-export function takeSignInCode() {
-  const code = new URLSearchParams(location.hash.slice(1)).get("code");
-  if (code === null) return null;
-  history.replaceState(null, "", location.pathname + location.search);
-  return code.trim();
-}
+export const signInCode = () => new URLSearchParams(location.hash.slice(1)).get("code")?.trim() || null;
+
+/**
+ * Takes the fragment out of the address bar and the tab's history. The browser's history database still
+ * records the address as opened: a sign-in code in it is spent by then, or expires unused within minutes.
+ */
+export const forgetFragment = () => history.replaceState(null, "", location.pathname + location.search);
 
 /** @returns {string | null} */
 export const currentToken = () => sessionStorage.getItem(KEY);
