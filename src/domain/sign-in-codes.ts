@@ -6,6 +6,7 @@
  * exchange spends the code once. The port, the code scheme and the sealing (Web Crypto only).
  */
 
+import { bytesFromBase64Url, bytesToBase64Url } from "./base64url-bytes";
 import { sha256Hex } from "./sha256";
 
 /** How long a code can be exchanged. */
@@ -32,16 +33,7 @@ export interface SignInCodes {
 
 const encoder = new TextEncoder();
 
-const base64url = (bytes: Uint8Array): string =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-
-const fromBase64url = (text: string): Uint8Array<ArrayBuffer> =>
-  Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-
-export const newSignInCode = (): string => base64url(crypto.getRandomValues(new Uint8Array(32)));
+export const newSignInCode = (): string => bytesToBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 
 /** What the store keys a code by: SHA-256 of the code, hex. */
 export const signInCodeHash = (code: string): Promise<string> => sha256Hex(code);
@@ -71,12 +63,12 @@ export async function sealToken(token: string, code: string): Promise<string> {
     await sealingKey(code),
     encoder.encode(token),
   );
-  return base64url(new Uint8Array([...iv, ...new Uint8Array(sealed)]));
+  return bytesToBase64Url(new Uint8Array([...iv, ...new Uint8Array(sealed)]));
 }
 
 /** The token a code sealed; throws when the code is not the one that sealed it. */
 export async function unsealToken(sealed: string, code: string): Promise<string> {
-  const bytes = fromBase64url(sealed);
+  const bytes = bytesFromBase64Url(sealed);
   const opened = await crypto.subtle.decrypt(
     { name: "AES-GCM", iv: bytes.slice(0, 12) },
     await sealingKey(code),
