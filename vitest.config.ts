@@ -27,6 +27,7 @@ const ENGINE_DEPENDENT = [
   "test/erase-race.test.ts", // an erase against queued work, by transaction order
   "test/audit-delivery.test.ts", // idempotent batch writes (on conflict do nothing)
   "test/usage.test.ts", // the usage ledger's sums
+  "test/sign-in-codes.test.ts", // a code spent once when exchanges race (a row lock)
 ];
 
 /** Shared by every test: the HS256 secret tokens are signed with. */

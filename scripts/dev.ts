@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { ROOT, readDevVars } from "./lib/dev-secret";
 import { type Stack, startStack } from "./lib/stack";
-import { signDevToken } from "./lib/token";
+import { signDevToken, signInLink } from "./lib/token";
 import { demoHint, formatSummaries, loadDemo } from "./load-demo";
 
 const port = Number(process.env.PORT ?? 8787);
@@ -66,7 +66,7 @@ async function main() {
     log: (line) => console.log(`[dev] ${line}`),
   });
   closers.push(stack.close);
-  printHelp(stack);
+  await printHelp(stack);
   if (flags.has("--demo") || flags.has("--demo=reset")) await demo(stack, flags.has("--demo=reset"));
   await stop(await stack.exited);
 }
@@ -105,12 +105,16 @@ function loadedDemo(): { database: string; loadedAt: string } | null {
   }
 }
 
-function printHelp({ url, secret }: Stack) {
+async function printHelp({ url, secret }: Stack) {
   const token = signDevToken(secret, "ada");
+  const link = await signInLink(url, secret, "ada").catch(
+    (err: unknown) =>
+      `(none: ${err instanceof Error ? err.message : String(err)}; paste the token below instead)`,
+  );
   console.log(`
 [dev] unified-memory is running at ${url}
-[dev] the console, signed in as "ada" (the token rides in the fragment, which never reaches the server):
-${url}/console#token=${token}
+[dev] the console, signed in as "ada" for 12 hours (a one-time code, valid 10 minutes; another: npm run -s token -- ada --link):
+${link}
 [dev] a token for user "ada" (all scopes; another: npm run -s token -- <userId> [scopes] [--workspace <id>]):
 ${token}
 

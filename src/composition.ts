@@ -23,6 +23,7 @@ import { createPgErasureStore } from "./db/pg-erasure-store";
 import { createPgHealthProbe } from "./db/pg-health-probe";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
 import { createPgRunLedger } from "./db/pg-run-ledger";
+import { createPgSignInCodes } from "./db/pg-sign-in-codes";
 import { createPgSweepSource } from "./db/pg-sweep-source";
 import { createPgUsageStore } from "./db/pg-usage-store";
 import { createPgWebhookStore } from "./db/pg-webhook-store";
@@ -107,6 +108,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
       sweepCursor: (s) => createSweepCursorStore(s.db()),
       embedBackfillCursor: (s) => createSweepCursorStore(s.db(), "embeddings"),
       ingestAddresses: (s) => createIngestAddresses(s.db()),
+      signInCodes: (s) => createPgSignInCodes(s.db()),
       workspaces: (s) => createPgWorkspaceStore(s.db()),
       memoryAgents: () => createMemoryAgentClient(env.MEMORY_AGENT, clock),
       audit: () => new AuditTrail(() => clock.now()),

@@ -1,5 +1,6 @@
 /** Signs development tokens (HS256), the same way a real issuer would for the `hs256` auth mode. */
 import { createHmac } from "node:crypto";
+import { MAX_SESSION_SECONDS } from "../../src/domain/sign-in-codes";
 import { readDevVars } from "./dev-secret";
 
 export const ALL_SCOPES = ["memory:read", "items:write", "admin"] as const;
@@ -47,4 +48,28 @@ export function signDevToken(
   const payload = b64url(JSON.stringify(claims));
   const signature = createHmac("sha256", secret).update(`${header}.${payload}`).digest("base64url");
   return `${header}.${payload}.${signature}`;
+}
+
+/**
+ * A console sign-in link for `userId`: a token of `scopes` that lives as long as a console session may
+ * (12 hours, less a minute for clock skew) is turned into a one-time, ten-minute code by the service at
+ * `url`; the link carries the code, never the token.
+ */
+export async function signInLink(
+  url: string,
+  secret: string,
+  userId: string,
+  scopes: readonly string[] = ALL_SCOPES,
+  options: Omit<DevTokenOptions, "ttlSeconds"> = {},
+): Promise<string> {
+  const token = signDevToken(secret, userId, scopes, { ...options, ttlSeconds: MAX_SESSION_SECONDS - 60 });
+  const res = await fetch(`${url}/auth/sign-in-codes`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (res.status !== 201) {
+    throw new Error(`${url} answered ${res.status} to POST /auth/sign-in-codes: ${await res.text()}`);
+  }
+  const { code } = (await res.json()) as { code: string };
+  return `${url}/console/#code=${code}`;
 }

@@ -29,6 +29,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   auth_unavailable: 503,
   semantic_search_unavailable: 400,
   embedding_unavailable: 503,
+  sign_in_code_spent: 410,
   internal: 500,
 };
 

@@ -11,6 +11,7 @@ import type { IngestAddresses } from "../domain/ingest-addresses";
 import type { EmbeddingIndex, EmbedQueue } from "../domain/item-embedding";
 import type { ItemStore } from "../domain/items";
 import type { MemoryEvents } from "../domain/memory-events";
+import type { SignInCodes } from "../domain/sign-in-codes";
 import type { UsageStore } from "../domain/usage";
 import type { WebhookEvents } from "../domain/webhook-events";
 import type { WebhookStore } from "../domain/webhooks";
@@ -52,6 +53,8 @@ export interface Services {
   /** Where the daily embeddings backfill resumes. */
   embedBackfillCursor: SweepCursorStore;
   ingestAddresses: IngestAddresses;
+  /** One-time codes that sign-in links carry instead of tokens. */
+  signInCodes: SignInCodes;
   workspaces: WorkspaceStore;
   memoryAgents: MemoryAgents;
   /** This request's audit events, begun by the operations and finished by the entry point. */

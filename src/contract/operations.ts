@@ -9,6 +9,7 @@ import * as res from "./answers";
 import { memoryOperations } from "./memory-operations";
 import { type Answer, type Operation, operation } from "./operation";
 import { idParams, searchQuery } from "./requests";
+import { signInOperations } from "./sign-in-operations";
 import { webhookOperations } from "./webhook-operations";
 import {
   addMember,
@@ -28,6 +29,7 @@ import {
   workspaceUsage,
 } from "./workspace-operations";
 
+export * from "./sign-in-operations";
 export * from "./workspace-operations";
 
 const refusal = (description: string): Answer => ({ description, schema: res.errorBody });
@@ -234,5 +236,6 @@ export const OPERATIONS: readonly Operation[] = [
   issueIngestAddress,
   revokeIngestAddress,
   ...webhookOperations,
+  ...signInOperations,
   mcp,
 ];

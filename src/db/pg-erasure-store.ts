@@ -90,6 +90,8 @@ export function createPgErasureStore(db: Db): ErasureStore {
           db.execute(sql`delete from memory_dismissals where subject_id = ${subjectKey}`),
           // Their private inbound-email address goes too: mail sent to it afterwards is refused.
           db.execute(sql`delete from ingest_addresses where owner_id = ${subjectKey}`),
+          // And the sign-in codes they made (a code not yet used holds their token, sealed).
+          db.execute(sql`delete from sign_in_codes where owner_id = ${subjectKey}`),
           db.execute(sql`
             update items set shared_with = array_remove(shared_with, ${subjectKey}), updated_at = now()
             where shared_with @> array[${subjectKey}::text]`),

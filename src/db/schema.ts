@@ -245,6 +245,24 @@ export const ingestAddresses = pgTable(
 );
 
 /**
+ * Sign-in codes (domain/sign-in-codes.ts): a code's SHA-256, whose it is, and the token it vouches for,
+ * sealed with a key derived from the code; the first attempt to use a code sets used_at and clears the
+ * sealed token, so a row outlives its use only to say why the code is refused.
+ */
+export const signInCodes = pgTable(
+  "sign_in_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    ownerId: text("owner_id").notNull(),
+    sealedToken: text("sealed_token"),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    usedAt: timestamptz("used_at"),
+  },
+  (t) => [index("sign_in_codes_owner_idx").on(t.ownerId), index("sign_in_codes_expires_idx").on(t.expiresAt)],
+);
+
+/**
  * The members of each workspace, by key (see domain/workspaces.ts). A user becomes a member the first time
  * they call the API with a token of the workspace, or when an admin adds them; an admin's removal sets
  * removed_at (their token is refused from then on) and keeps the row, so the removal is not undone by

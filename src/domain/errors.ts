@@ -18,6 +18,7 @@ export type ErrorCode =
   | "auth_unavailable"
   | "semantic_search_unavailable"
   | "embedding_unavailable"
+  | "sign_in_code_spent"
   | "internal";
 
 export interface AppErrorOptions {

@@ -85,6 +85,17 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * The bearer token of a request that authenticate() admitted, and when it expires (its `exp`, which
+ * authentication requires).
+ */
+export function presentedToken(c: Context<AppEnv>): { token: string; expiresAt: Date } {
+  const token = bearerToken(c.req.header("authorization"));
+  const exp = token === null ? undefined : decode(token).payload.exp;
+  if (token === null || typeof exp !== "number") throw new AppError("unauthorized", "Not authenticated");
+  return { token, expiresAt: new Date(exp * 1000) };
+}
+
 function bearerToken(header: string | undefined): string | null {
   const match = header?.match(/^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)\s*$/i);
   return match?.[1] ?? null;

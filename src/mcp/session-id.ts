@@ -5,6 +5,7 @@
  * state is kept: an id that does not verify (altered, or sent with another token) names nobody.
  */
 import { safeAuditText } from "../domain/audit";
+import { bytesFromBase64Url, bytesToBase64Url } from "../domain/base64url-bytes";
 
 const PREFIX = "um1";
 const MAX_NAME = 100;
@@ -17,22 +18,22 @@ export interface ClientInfo {
 
 /** The session id naming `info`, for the answer to `initialize`. */
 export async function sessionIdFor(token: string, info: ClientInfo): Promise<string> {
-  const payload = base64url(
+  const payload = bytesToBase64Url(
     new TextEncoder().encode(
       JSON.stringify({ n: safeAuditText(info.name, MAX_NAME), v: safeAuditText(info.version, MAX_VERSION) }),
     ),
   );
-  return `${PREFIX}.${payload}.${base64url(await sign(token, payload))}`;
+  return `${PREFIX}.${payload}.${bytesToBase64Url(await sign(token, payload))}`;
 }
 
 /** The client a request's session id names, when it verifies; null otherwise. */
 export async function clientOfSessionId(token: string, sessionId: string | null): Promise<ClientInfo | null> {
   const [prefix, payload, signature, ...rest] = sessionId?.split(".") ?? [];
   if (prefix !== PREFIX || !payload || !signature || rest.length > 0 || sessionId!.length > 1000) return null;
-  const expected = base64url(await sign(token, payload));
+  const expected = bytesToBase64Url(await sign(token, payload));
   if (!equalInConstantTime(expected, signature)) return null;
   try {
-    const { n, v } = JSON.parse(new TextDecoder().decode(fromBase64url(payload))) as {
+    const { n, v } = JSON.parse(new TextDecoder().decode(bytesFromBase64Url(payload))) as {
       n?: unknown;
       v?: unknown;
     };
@@ -58,15 +59,4 @@ function equalInConstantTime(a: string, b: string): boolean {
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
-}
-
-const base64url = (bytes: Uint8Array): string =>
-  btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
-
-function fromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
-import { signDevToken } from "../../scripts/lib/token";
+import { signDevToken, signInLink as signInLinkFor } from "../../scripts/lib/token";
 import { endUserIdOf } from "../../src/agent/end-user";
 import { type Browser, launchBrowser } from "../support/node/browser";
 import { type DevCommand, fakeLlmControl, startDevCommand } from "../support/node/dev-command";
@@ -66,7 +66,7 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error(`the demo workspace did not load:\n${dev.output()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  signInLink = /(http:\/\/127\.0\.0\.1:\d+\/console#token=\S+)/.exec(dev.output())?.[1] ?? "";
+  signInLink = /(http:\/\/127\.0\.0\.1:\d+\/console\/#code=\S+)/.exec(dev.output())?.[1] ?? "";
   browser = await launchBrowser();
 }, 240_000);
 
@@ -75,8 +75,16 @@ afterAll(async () => {
   await dev?.stop();
 }, 60_000);
 
-/** A new tab (its own sessionStorage) that opened a sign-in link and shows the console. */
-async function signedIn(link = signInLink): Promise<Page> {
+/** A new tab (its own sessionStorage) that opened a sign-in link (a new one for ada) and shows the console. */
+async function signedIn(link?: string): Promise<Page> {
+  const page = await openTab();
+  await page.goto(link ?? (await linkFor("ada")));
+  await page.waitForURL(/\/console\/$/);
+  return page;
+}
+
+/** A new tab, recording any dialog it opens and any error its scripts throw. */
+async function openTab(): Promise<Page> {
   const page = await browser.context.newPage();
   page.on("dialog", (dialog) => {
     dialogs.push(dialog.message());
@@ -85,12 +93,11 @@ async function signedIn(link = signInLink): Promise<Page> {
   page.on("pageerror", (error) => pageErrors.push(error.message));
   // A loaded machine (the dev server embedding the demo workspace beside other suites) can take seconds.
   page.setDefaultNavigationTimeout(60_000);
-  await page.goto(link);
-  await page.waitForURL(/\/console\/$/);
   return page;
 }
 
-const linkFor = (user: string) => `${dev.url}/console#token=${signDevToken(SECRET, user)}`;
+/** A sign-in link (a one-time code) for `user`, as `npm run -s token -- <user> --link` prints it. */
+const linkFor = (user: string, scopes?: readonly string[]) => signInLinkFor(dev.url, SECRET, user, scopes);
 /** Playwright's retrying assertions belong to its own test runner: here, vitest's poll with a patient timeout. */
 const poll = <T>(read: () => Promise<T>, message?: string) =>
   expect.poll(read, { timeout: 20_000, interval: 100, ...(message ? { message } : {}) });
@@ -106,15 +113,39 @@ const api = (path: string, init: RequestInit = {}, user = "ada") =>
   });
 
 describe("the console in Chromium", () => {
-  it("signs in through the printed link: the token moves to sessionStorage and leaves the address bar", async () => {
-    expect(signInLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console#token=ey/);
-    const page = await signedIn();
+  it("signs in through the printed link: its one-time code becomes a 12-hour token in sessionStorage, and is spent", async () => {
+    expect(signInLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console\/#code=[A-Za-z0-9_-]{43}$/);
+    const page = await signedIn(signInLink);
     expect(page.url()).toBe(`${dev.url}/console/`);
-    const token = signInLink.split("#token=")[1];
-    expect(await page.evaluate<string | null>('sessionStorage.getItem("unified-memory.token")')).toBe(token);
+    const token = await page.evaluate<string | null>('sessionStorage.getItem("unified-memory.token")');
+    const claims = JSON.parse(Buffer.from(token?.split(".")[1] ?? "", "base64url").toString()) as {
+      sub: string;
+      exp: number;
+    };
+    expect(claims.sub).toBe("ada");
+    expect(claims.exp * 1000 - Date.now()).toBeLessThanOrEqual(12 * 3600 * 1000);
     expect(await page.evaluate<number>("localStorage.length")).toBe(0);
     expect(await page.evaluate<string>("document.cookie")).toBe("");
     await poll(() => page.locator("header").textContent()).toContain("Signed in as ada");
+
+    // The code in the link (and in the browser's history) is spent: the API refuses it, and another tab that
+    // opens the link is sent to sign in, told why, with no token.
+    const code = signInLink.split("#code=")[1];
+    const again = await fetch(`${dev.url}/auth/exchange`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
+    expect(again.status).toBe(410);
+    const reopened = await openTab();
+    await reopened.goto(signInLink);
+    await reopened.waitForURL(/\/console\/sign-in\?next=.*reason=link/);
+    await poll(() => reopened.locator("main").textContent()).toContain("used already or has expired");
+    expect(reopened.url()).not.toContain(code);
+    expect(
+      await reopened.evaluate<string | null>('sessionStorage.getItem("unified-memory.token")'),
+    ).toBeNull();
+    await reopened.close();
 
     // Without a token, a page sends the visitor to sign in.
     const stranger = await browser.context.newPage();
@@ -133,7 +164,7 @@ describe("the console in Chromium", () => {
   });
 
   it("offers only what a read-only token may do: no dismissal, no admin pages", async () => {
-    const page = await signedIn(`${dev.url}/console#token=${signDevToken(SECRET, "ben", ["memory:read"])}`);
+    const page = await signedIn(await linkFor("ben", ["memory:read"]));
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
     expect(await page.getByRole("button", { name: /^Dismiss/ }).count()).toBe(0);
     expect(await page.getByRole("link", { name: "Members" }).count()).toBe(0);
@@ -167,7 +198,7 @@ describe("the console in Chromium", () => {
   }, 120_000);
 
   it("shows a memory being generated with its progress, then the memory", async () => {
-    const page = await signedIn(linkFor("chloe"));
+    const page = await signedIn(await linkFor("chloe"));
     await page.locator(".generating progress").waitFor({ timeout: 20_000 });
     await shot(page, "memory-generating");
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
@@ -176,7 +207,7 @@ describe("the console in Chromium", () => {
   }, 120_000);
 
   it("says when there is nothing to remember, and when generation is failing and why", async () => {
-    const newcomer = await signedIn(linkFor("console-newcomer"));
+    const newcomer = await signedIn(await linkFor("console-newcomer"));
     await poll(() => newcomer.locator(".memory-status").textContent()).toContain("Nothing to remember yet");
     await newcomer.close();
 
@@ -196,7 +227,7 @@ describe("the console in Chromium", () => {
     expect(
       (await api("/items", { method: "POST", body: JSON.stringify({ items: [note] }) }, user)).status,
     ).toBe(200);
-    const page = await signedIn(linkFor(user));
+    const page = await signedIn(await linkFor(user));
     const failing = page.locator(".memory-status .notice-error");
     await failing.waitFor({ timeout: MEMORY_READY_MS });
     await poll(() => failing.textContent()).toContain("Memory generation is failing");
@@ -215,7 +246,7 @@ describe("the console in Chromium", () => {
   }, 120_000);
 
   it("refreshes a memory and follows the run until it ends", async () => {
-    const page = await signedIn(linkFor("eli"));
+    const page = await signedIn(await linkFor("eli"));
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
     const runsBefore = ((await (await api("/memory/runs", {}, "eli")).json()) as { runs: unknown[] }).runs
       .length;

@@ -572,6 +572,19 @@ class ListWebhookDeliveriesResponse(TypedDict):
     deliveries: List[ListWebhookDeliveriesResponseDeliverie]
 
 
+class CreateSignInCodeResponse(TypedDict):
+    code: str
+    expiresAt: str
+
+
+class ExchangeSignInCodeRequest(TypedDict):
+    code: str
+
+
+class ExchangeSignInCodeResponse(TypedDict):
+    token: str
+
+
 McpRequest = Dict[str, Any]
 
 
@@ -656,6 +669,8 @@ OPERATIONS: Dict[str, Operation] = {
     "rotateWebhookSecret": Operation("POST", "/webhooks/{id}/rotate-secret", ("id",), (), (200,)),
     "testWebhook": Operation("POST", "/webhooks/{id}/test", ("id",), (), (202,)),
     "listWebhookDeliveries": Operation("GET", "/webhooks/{id}/deliveries", ("id",), (), (200,)),
+    "createSignInCode": Operation("POST", "/auth/sign-in-codes", (), (), (201,)),
+    "exchangeSignInCode": Operation("POST", "/auth/exchange", (), (), (200,)),
 }
 
 #: Each operation on the caller's own memory, and the same operation on a team's memory.

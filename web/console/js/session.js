@@ -1,22 +1,21 @@
 /**
- * The signed-in user's token: taken from the `#token=` fragment of a sign-in link (which never reaches the
- * server), kept in sessionStorage only (gone when the tab closes; never local storage, never a cookie).
+ * The signed-in user's token, kept in sessionStorage only (gone when the tab closes; never local storage,
+ * never a cookie, never an address). A sign-in link carries a one-time code in its `#code=` fragment
+ * (which never reaches a server), which main.js exchanges for the token.
  */
 const KEY = "unified-memory.token";
 
 /**
- * Moves a token from the address bar's fragment into sessionStorage and removes it from the address (and
- * from the history entry). Answers whether a token was found.
- * @returns {boolean}
+ * The one-time code of a sign-in link, from the address's `#code=` fragment, or null.
+ * @returns {string | null}
  */
-export function adoptTokenFromFragment() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const token = fragment.get("token");
-  if (!token) return false;
-  sessionStorage.setItem(KEY, token.trim());
-  history.replaceState(null, "", location.pathname + location.search);
-  return true;
-}
+export const signInCode = () => new URLSearchParams(location.hash.slice(1)).get("code")?.trim() || null;
+
+/**
+ * Takes the fragment out of the address bar and the tab's history. The browser's history database still
+ * records the address as opened: a sign-in code in it is spent by then, or expires unused within minutes.
+ */
+export const forgetFragment = () => history.replaceState(null, "", location.pathname + location.search);
 
 /** @returns {string | null} */
 export const currentToken = () => sessionStorage.getItem(KEY);

@@ -56,6 +56,8 @@ export const OPERATIONS = {
   rotateWebhookSecret: { method: "POST", path: "/webhooks/{id}/rotate-secret", params: ["id"], query: [], answers: [200] },
   testWebhook: { method: "POST", path: "/webhooks/{id}/test", params: ["id"], query: [], answers: [202] },
   listWebhookDeliveries: { method: "GET", path: "/webhooks/{id}/deliveries", params: ["id"], query: [], answers: [200] },
+  createSignInCode: { method: "POST", path: "/auth/sign-in-codes", params: [], query: [], answers: [201] },
+  exchangeSignInCode: { method: "POST", path: "/auth/exchange", params: [], query: [], answers: [200] },
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -1,6 +1,6 @@
 /**
- * Signing in: paste a token (or open a sign-in link, whose `#token=` fragment main.js adopts). The token is
- * checked by asking the API for the memory's state, then kept in sessionStorage.
+ * Signing in: paste a token (or open a sign-in link, whose one-time `#code=` main.js exchanges for a token).
+ * A pasted token is checked by asking the API for the caller's teams, then kept in sessionStorage.
  */
 /** @import { PageContext } from "../pages.js" */
 import { ApiError, request } from "../api.js";
@@ -32,9 +32,11 @@ export async function renderSignIn({ main, params }) {
     el(
       "p",
       {},
-      "Paste a token for the API, or open the sign-in link ",
+      "Paste a token for the API, or open a sign-in link: ",
       el("code", {}, "npm run dev"),
-      " prints. To get a token for a user, run ",
+      " prints one, and ",
+      el("code", {}, "npm run -s token -- <user> --link"),
+      " prints another (each works once, within ten minutes). To get a token for a user, run ",
       el("code", {}, "npm run -s token -- <user>"),
       " in the project (add scopes after the user, e.g. ",
       el("code", {}, "memory:read"),
@@ -42,6 +44,12 @@ export async function renderSignIn({ main, params }) {
     ),
     params.get("reason") === "expired"
       ? notice("warning", "The service refused the token (expired or invalid). Sign in again.")
+      : null,
+    params.get("reason") === "link"
+      ? notice(
+          "warning",
+          "That sign-in link was used already or has expired: each works once, within ten minutes.",
+        )
       : null,
     form,
     status,
