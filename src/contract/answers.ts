@@ -313,6 +313,9 @@ export const auditEventResponse = z.object({
 export const auditPageResponse = z.object({
   events: z.array(auditEventResponse),
   nextCursor: z.string().nullable(),
+  items: z
+    .array(z.object({ id: z.uuid(), kind, title: z.string().nullable() }))
+    .describe("The titles of the events' items the caller may see (the first 5 of each event)"),
 });
 
 const modelSpend = z.object({

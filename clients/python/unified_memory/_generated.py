@@ -457,9 +457,17 @@ class MyAuditResponseEvent(TypedDict):
     status: int
 
 
+class MyAuditResponseItem(TypedDict):
+    id: str
+    kind: Literal["email", "message", "task", "doc", "call", "event", "file", "pull_request", "contact", "note"]
+    title: Optional[str]
+
+
 class MyAuditResponse(TypedDict):
     events: List[MyAuditResponseEvent]
     nextCursor: Optional[str]
+    #: The titles of the events' items the caller may see (the first 5 of each event)
+    items: List[MyAuditResponseItem]
 
 
 class MyUsageResponseDayRunsByOutcome(TypedDict):

@@ -3751,6 +3751,14 @@ export interface operations {
                             status: number;
                         }[];
                         nextCursor: string | null;
+                        /** @description The titles of the events' items the caller may see (the first 5 of each event) */
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note";
+                            title: string | null;
+                        }[];
                     };
                 };
             };
@@ -3945,6 +3953,14 @@ export interface operations {
                             status: number;
                         }[];
                         nextCursor: string | null;
+                        /** @description The titles of the events' items the caller may see (the first 5 of each event) */
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note";
+                            title: string | null;
+                        }[];
                     };
                     "application/x-ndjson": {
                         /** Format: uuid */
