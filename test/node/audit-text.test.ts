@@ -59,9 +59,9 @@ describe("audit text", () => {
     expect(userAgentProduct(chrome)).toBe("Chrome/131");
     expect(userAgentProduct(chrome.replace("Chrome/", "HeadlessChrome/"))).toBe("HeadlessChrome/131");
     expect(userAgentProduct(`${chrome} Edg/131.0.2903.86`)).toBe("Edge/131");
-    expect(
-      userAgentProduct("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"),
-    ).toBe("Firefox/133");
+    expect(userAgentProduct("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0")).toBe(
+      "Firefox/133",
+    );
     expect(
       userAgentProduct(
         "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
