@@ -66,13 +66,14 @@ export function addNoteForm(team) {
         },
       });
       const [added] = /** @type {{ items: IngestedItem[] }} */ (answer.body).items;
+      const label = title.value.trim() || "the note";
       form.reset();
       replace(
         status,
         notice(
           "info",
           "Added ",
-          added ? el("a", { href: itemPage(added.id) }, title.value.trim() || "the note") : "the note",
+          added ? el("a", { href: itemPage(added.id) }, label) : label,
           ". The memory includes it after its next run (Refresh asks for one now).",
         ),
       );

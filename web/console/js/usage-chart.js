@@ -152,6 +152,8 @@ export function costChart(series, title, tokensTitle) {
       ),
     );
   });
+  // Without any cost, a column of "$0" says nothing: the table keeps runs and tokens.
+  const columns = byTokens ? DAY_COLUMNS.slice(0, 3) : DAY_COLUMNS;
   const rows = series.filter((d) => d.cost > 0 || d.tokens > 0 || d.runs > 0);
   const table = el(
     "div",
@@ -166,14 +168,14 @@ export function costChart(series, title, tokensTitle) {
         el(
           "tr",
           {},
-          DAY_COLUMNS.map((h) => el("th", { scope: "col" }, h)),
+          columns.map((h) => el("th", { scope: "col" }, h)),
         ),
       ),
       el(
         "tbody",
         {},
         rows.length === 0
-          ? el("tr", {}, el("td", { colspan: 4 }, "Nothing in this range."))
+          ? el("tr", {}, el("td", { colspan: columns.length }, "Nothing in this range."))
           : rows.map((d) =>
               labelled(
                 el(
