@@ -367,13 +367,20 @@ describe.each(["user", "team"] as const)("a %s memory's statements over time", (
       {
         statement: expect.objectContaining({ id: review.id, text: review.text }),
         reason: "dismissed",
-        dismissal: { id: dismissed.dismissal.id, reason: "Omar reviews them now", at: dismissed.dismissal.at },
+        dismissal: {
+          id: dismissed.dismissal.id,
+          reason: "Omar reviews them now",
+          at: dismissed.dismissal.at,
+        },
       },
     ]);
     const history = res.versionsResponse.parse(
       await (await s.send(s.reader, "GET", `${s.base}/versions`)).json(),
     );
-    expect(history.versions.find((v) => v.id === v1.version)?.takenOut).toEqual({ dismissed: 1, redacted: 0 });
+    expect(history.versions.find((v) => v.id === v1.version)?.takenOut).toEqual({
+      dismissed: 1,
+      redacted: 0,
+    });
 
     // The next refresh restates it word for word: the run is told, and the statement is dropped.
     const script = await s.run(all);
