@@ -30,8 +30,8 @@ export async function renderVersions({ main, subject, params }) {
   const diff = el("section", { class: "diff", "aria-labelledby": "diff-title" });
   const timeline = el("ol", { class: "timeline" });
   const more = el("div", {});
-  const asOf = asOfForm(subject.team);
   const fake = await fakeModel();
+  const asOf = asOfForm(subject.team, fake);
 
   replace(
     main,
@@ -98,15 +98,23 @@ export async function renderVersions({ main, subject, params }) {
     const changes = /** @type {VersionDiff} */ (
       await memoryAnswerOf(subject.team, "diffVersion", { params: { id: selected } })
     );
-    replace(diff, ...diffView(changes));
+    replace(diff, ...diffView(changes, fake));
   }
   await loadPage(null);
 }
 
-/** @param {VersionDiff} changes */
-function diffView(changes) {
+/**
+ * @param {VersionDiff} changes
+ * @param {boolean} fake whether the fake LLM wrote the memories here
+ */
+function diffView(changes, fake) {
   return [
-    el("h2", { id: "diff-title" }, `Changes in version ${changes.to.slice(0, 8)}`),
+    el(
+      "h2",
+      { id: "diff-title" },
+      `Changes in version ${changes.to.slice(0, 8)}`,
+      fake ? [" ", fakeBadge()] : null,
+    ),
     el(
       "p",
       { class: "muted" },
@@ -155,8 +163,11 @@ function diffView(changes) {
   ];
 }
 
-/** @param {string | null} team */
-function asOfForm(team) {
+/**
+ * @param {string | null} team
+ * @param {boolean} fake whether the fake LLM wrote the memories here
+ */
+function asOfForm(team, fake) {
   const input = el("input", { type: "datetime-local", id: "as-of", name: "asOf", required: true });
   const result = el("div", {});
   const form = el(
@@ -182,6 +193,7 @@ function asOfForm(team) {
           `Version ${past.version.slice(0, 8)}, written `,
           time(past.createdAt),
           past.current ? " (still current)" : "",
+          fake ? [" ", fakeBadge()] : null,
         ),
         bySection(past.statements ?? [], (s) => statementItem(s), "h3"),
       );
