@@ -668,7 +668,7 @@ describe("the console closes the loop", () => {
     await page.close();
   }, 120_000);
 
-  it("fits the audit, activity, runs, usage, versions and item pages at 1,280 and 390 px, with titles and browser names", async () => {
+  it("fits the audit, activity, runs, usage, versions, search and item pages at 1,280 and 390 px, with titles and browser names", async () => {
     const page = await signedIn();
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
     // The generated memory is the fake model's, and says so.
@@ -681,6 +681,10 @@ describe("the console closes the loop", () => {
       ["versions", "/console/versions", ".timeline li"],
       ["search", "/console/search?q=Kestrel", ".hit"],
     ];
+    const [runbook] = (await itemIdsFor("ada", "Kestrel cut-over runbook")).filter(
+      (i) => i.title === "Kestrel cut-over runbook",
+    );
+    pages.push(["item", `/console/item?id=${runbook!.id}`, ".item-body"]);
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
       for (const [name, path, ready] of pages) {
