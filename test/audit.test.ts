@@ -172,6 +172,18 @@ describe("reads are audited", () => {
       queryHash: await sha256Hex("payments migration"),
     });
     expect(JSON.stringify(events)).not.toContain("payments migration");
+
+    // A page carries the titles of its items the reader may see: the user's own item, not the unknown id;
+    // the admin, who may not see the user's item, gets no title for it.
+    type Titled = { items: { id: string; kind: string; title: string | null }[] };
+    const mine = await json<Titled>(
+      await call(userId, "GET", "/me/audit?limit=1000", { scopes: READ_WRITE }),
+    );
+    expect(mine.items).toEqual([{ id: itemId, kind: expect.any(String), title: expect.any(String) }]);
+    const theirs = await json<Titled>(
+      await call(admin, "GET", `/audit?limit=1000&actor=${userId}`, { scopes: ADMIN }),
+    );
+    expect(theirs.items.map((i) => i.id)).not.toContain(itemId);
   });
 
   it("exports the workspace's events as NDJSON, one event a line, filtered like the JSON list", async () => {

@@ -152,6 +152,36 @@ describe("cross-user isolation", () => {
     expect(still.body).toBe("Body of shared");
   });
 
+  it("names the reader's own copy of a link's target the reader may not see (same source and external id)", async () => {
+    const owner = newUserId("owner");
+    const colleague = newUserId("colleague");
+    await registerMembers(colleague);
+    const [runbook, ownersPr] = await ingest(owner, [
+      item({
+        externalId: "runbook",
+        sharedWith: [colleague],
+        body: "Keep dual-write on (see @[github:ledger#820]).",
+      }),
+      item({ source: "github", externalId: "ledger#820", kind: "pull_request" }),
+    ]);
+    const [colleaguesPr] = await ingest(colleague, [
+      item({ source: "github", externalId: "ledger#820", kind: "pull_request" }),
+    ]);
+    const linked = async (user: string) =>
+      (await json<FullItem>(await call(user, "GET", `/items/${runbook!.id}`))).links.map((l) => [
+        l.direction,
+        l.kind,
+        l.item.id,
+      ]);
+    expect(await linked(owner)).toEqual([["outgoing", "mention", ownersPr!.id]]);
+    expect(await linked(colleague)).toEqual([["outgoing", "mention", colleaguesPr!.id]]);
+    // Shared with the colleague too, the link's own target wins over the colleague's copy.
+    await ingest(owner, [
+      item({ source: "github", externalId: "ledger#820", kind: "pull_request", sharedWith: [colleague] }),
+    ]);
+    expect(await linked(colleague)).toEqual([["outgoing", "mention", ownersPr!.id]]);
+  });
+
   it("stops showing an item to a user removed from shared_with", async () => {
     const owner = newUserId("owner");
     const colleague = newUserId("colleague");

@@ -321,6 +321,13 @@ describe.each(["user", "team"] as const)("a %s memory's statements over time", (
     await s.run(all, true);
     const v1 = await s.read();
     const review = byText(v1, "Reviews every ledger pull request before it merges");
+    // The item's page names the statements of the reader's own current memory citing it.
+    const citedBy = async () =>
+      ((await (await s.send(s.reader, "GET", `/items/${s.ids.reviewId}`)).json()) as { citedBy: unknown[] })
+        .citedBy;
+    expect(await citedBy()).toEqual(
+      kind === "user" ? [{ id: review.id, section: review.section, text: review.text }] : [],
+    );
 
     // The other member of a team may dismiss it; for a personal memory, only its subject can.
     const dismisser = kind === "team" ? "ben" : "ada";
@@ -343,6 +350,7 @@ describe.each(["user", "team"] as const)("a %s memory's statements over time", (
     const after = await s.read();
     expect(after.etag).toBe(dismissed.etag);
     expect(textsOf(after)).not.toContain(review.text);
+    expect(await citedBy()).toEqual([]);
     const stale = await s.send(s.reader, "GET", s.base);
     expect(stale.headers.get("etag")).toBe(dismissed.etag);
     expect((await s.send(dismisser, "POST", path, {})).status).toBe(404);
@@ -354,6 +362,25 @@ describe.each(["user", "team"] as const)("a %s memory's statements over time", (
       await s.send(s.reader, "GET", `${s.base}/versions/${v1.version}/diff`)
     ).json()) as Diff;
     expect(diffNow.added.map((st) => st.text)).not.toContain(review.text);
+    // The version's history says what happened to it: dismissed (not redacted), with its words and why.
+    expect(diffNow.removed).toEqual([
+      {
+        statement: expect.objectContaining({ id: review.id, text: review.text }),
+        reason: "dismissed",
+        dismissal: {
+          id: dismissed.dismissal.id,
+          reason: "Omar reviews them now",
+          at: dismissed.dismissal.at,
+        },
+      },
+    ]);
+    const history = res.versionsResponse.parse(
+      await (await s.send(s.reader, "GET", `${s.base}/versions`)).json(),
+    );
+    expect(history.versions.find((v) => v.id === v1.version)?.takenOut).toEqual({
+      dismissed: 1,
+      redacted: 0,
+    });
 
     // The next refresh restates it word for word: the run is told, and the statement is dropped.
     const script = await s.run(all);
@@ -393,6 +420,13 @@ describe.each(["user", "team"] as const)("a %s memory's statements over time", (
       res.dismissalsResponse.parse(await (await s.send(s.reader, "GET", `${s.base}/dismissals`)).json())
         .dismissals,
     ).toEqual([]);
+    // The history still says it was dismissed from v1; the withdrawn dismissal's words are gone with it.
+    const diffWithdrawn = (await (
+      await s.send(s.reader, "GET", `${s.base}/versions/${v1.version}/diff`)
+    ).json()) as Diff;
+    expect(diffWithdrawn.removed).toEqual([
+      { statement: expect.objectContaining({ id: review.id, text: null }), reason: "dismissed" },
+    ]);
     await s.run(all);
     expect(textsOf(await s.read())).toContain(review.text);
   });

@@ -215,7 +215,10 @@ describe("responses match their documented schemas", () => {
       await parsed(res.versionsResponse, await call(me, "GET", "/memory/versions"));
       const missing = await parsed(res.errorBody, await call(me, "GET", `/items/${crypto.randomUUID()}`));
       expect(missing.error.code).toBe("not_found");
-      await parsed(res.healthResponse, await exports.default.fetch("http://local/health"));
+      const health = await parsed(res.healthResponse, await exports.default.fetch("http://local/health"));
+      // No embedding model here: keyword search only, which a client reads to offer no other mode.
+      expect(health.search).toEqual({ modes: ["keyword"], default: "keyword" });
+      expect(health.llm).toEqual({ status: "configured", fake: false });
       const refused = await parsed(res.errorBody, await call(me, "POST", "/items", { items: [{}] }));
       expect(refused.error.code).toBe("validation_failed");
     } finally {

@@ -26,26 +26,26 @@ export interface GenerationDeps {
   related?: RelatedEvidenceFinder;
 }
 
-export function generatorSource(settings: GenerationSettings, deps: GenerationDeps): GeneratorSource {
-  const { llm, budgets, salvage } = settings;
+/** Why no memory can be generated with these settings (null: the models are configured). */
+export function llmUnavailable(llm: GenerationSettings["llm"]): string | null {
   const { generator, judge } = llm;
-  if (!generator || !judge) {
-    return {
-      kind: "unavailable",
-      code: "llm_not_configured",
-      message: "No LLM is configured (GENERATOR_MODEL), so no memory can be generated.",
-    };
-  }
+  if (!generator || !judge) return "No LLM is configured (GENERATOR_MODEL), so no memory can be generated.";
   for (const ref of [generator, judge]) {
     const provider = llm[ref.provider];
     if (!provider.apiKey && !provider.baseUrl) {
       const setting = ref.provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-      return {
-        kind: "unavailable",
-        code: "llm_not_configured",
-        message: `No API key for ${ref.provider}: set ${setting} (or a base URL for a compatible server).`,
-      };
+      return `No API key for ${ref.provider}: set ${setting} (or a base URL for a compatible server).`;
     }
+  }
+  return null;
+}
+
+export function generatorSource(settings: GenerationSettings, deps: GenerationDeps): GeneratorSource {
+  const { llm, budgets, salvage } = settings;
+  const { generator, judge } = llm;
+  const unavailable = llmUnavailable(llm);
+  if (unavailable || !generator || !judge) {
+    return { kind: "unavailable", code: "llm_not_configured", message: unavailable ?? "" };
   }
   return {
     kind: "ready",

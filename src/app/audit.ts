@@ -139,6 +139,23 @@ export function myAudit(
   return services.auditStore.list({ ...filter, workspaceId: caller.workspaceId, subject: caller.userId });
 }
 
+/** Items named per event whose titles a page of events carries (the console shows this many). */
+export const TITLED_ITEMS_PER_EVENT = 5;
+
+/**
+ * A page of events with the titles of their items the caller may see (the first few of each event), so a
+ * reader sees "Kestrel cut-over runbook", not an id; items the caller cannot see stay ids.
+ */
+export async function withItemTitles<P extends { events: { itemIds: string[] }[] }>(
+  services: Pick<Services, "items">,
+  caller: Caller,
+  page: P,
+): Promise<P & { items: { id: string; kind: string; title: string | null }[] }> {
+  const ids = [...new Set(page.events.flatMap((e) => e.itemIds.slice(0, TITLED_ITEMS_PER_EVENT)))];
+  const items = ids.length === 0 ? [] : await services.items.getMany(caller.subjectKey, ids);
+  return { ...page, items: items.map((i) => ({ id: i.id, kind: i.kind, title: i.title })) };
+}
+
 function checkRange(filter: { since?: Date; until?: Date }): void {
   if (filter.since && filter.until && filter.since >= filter.until) {
     throw new AppError("bad_request", '"since" must be before "until"');

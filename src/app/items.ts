@@ -56,6 +56,21 @@ export async function getItem(
 }
 
 /**
+ * The statements of the caller's current memory that cite the item (the caller may see it: getItem
+ * answered), in the memory's order.
+ */
+export async function statementsCiting(
+  services: Pick<Services, "memoryReader">,
+  subjectKey: string,
+  itemId: string,
+): Promise<{ id: string; section: string; text: string }[]> {
+  const statements = (await services.memoryReader.current(subjectKey))?.version?.statements ?? [];
+  return statements
+    .filter((s) => s.itemIds.includes(itemId))
+    .map((s) => ({ id: s.id ?? "", section: s.section, text: s.text }));
+}
+
+/**
  * The owner deletes the item; a direct sharee leaves the share. Either way every memory citing what is no
  * longer visible is redacted in the same write. not_found when the caller cannot see it; forbidden when
  * they see it only through a team (leaving the team is what ends that access).

@@ -78,7 +78,8 @@ export async function versionDiff(
   } else {
     from = await services.memoryReader.versionBefore(subjectKey, to.id);
   }
-  return diffVersions(from, to);
+  const dismissed = to.removed.some((r) => r.reason === "dismissed");
+  return diffVersions(from, to, dismissed ? await services.dismissals.list(subjectKey) : []);
 }
 
 export interface DismissalJson {

@@ -108,6 +108,13 @@ const rawSchema = z.object({
   ANTHROPIC_BASE_URL: optionalUrl,
   OPENAI_BASE_URL: optionalUrl,
   LLM_TIMEOUT_SECONDS: intSetting(120, 1, 600),
+  /**
+   * "true" says the models are the fake LLM of `npm run dev -- --fake-llm` (set by it): /health tells, and
+   * the console marks generated output as the fake model's.
+   */
+  LLM_FAKE: optionalString
+    .pipe(z.enum(["true", "false"], 'must be "true" or "false"').optional())
+    .transform((v) => v === "true"),
 
   /** Unset: no embeddings, search is keyword-only. */
   EMBEDDING_MODEL: optionalString.pipe(embeddingModelRef.optional()),
@@ -262,6 +269,7 @@ export function parseConfig(env: RawEnv): Config {
       anthropic: { apiKey: c.ANTHROPIC_API_KEY, baseUrl: c.ANTHROPIC_BASE_URL },
       openai: { apiKey: c.OPENAI_API_KEY, baseUrl: c.OPENAI_BASE_URL },
       timeoutMs: c.LLM_TIMEOUT_SECONDS * 1000,
+      fake: c.LLM_FAKE,
     },
     embeddings: parseEmbeddings(c),
     memory: {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AUDIT_ACTIONS, AUDIT_CHANNELS } from "../domain/audit";
 import { ITEM_KINDS } from "../domain/item-schema";
-import { UPSERT_STATUSES } from "../domain/items";
+import { SEARCH_MODES, UPSERT_STATUSES } from "../domain/items";
 import { REMOVAL_REASONS, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 
 const dateTime = z.iso.datetime({ offset: true });
@@ -74,6 +74,9 @@ export const itemResponse = itemSummary.extend({
       "Whether semantic search finds the item by its current content: indexed, pending (waiting for the " +
         "embeddings queue), or not_configured (no embedding model: keyword search only)",
     ),
+  citedBy: z
+    .array(z.object({ id: z.string(), section: z.string(), text: z.string() }))
+    .describe("The statements of the caller's current memory that cite the item, in the memory's order"),
 });
 
 export const embeddingStatusResponse = z.object({
@@ -139,8 +142,15 @@ export const versionDiffResponse = z.object({
       }),
       reason: removalReason.describe(
         "superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: " +
-          "the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it",
+          "the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it " +
+          "(also listed when this version held it when written and it was dismissed from it since)",
       ),
+      dismissal: z
+        .object({ id: z.uuid(), reason: z.string().nullable(), at: dateTime })
+        .optional()
+        .describe(
+          "dismissed: the dismissal, while it stands (withdrawn: absent), with the subject's own reason",
+        ),
     }),
   ),
   kept: z.array(servedStatement),
@@ -206,7 +216,12 @@ const versionSummary = z.looseObject({
   generatorModel: z.string(),
   judgeModel: z.string(),
   statementCount: z.number(),
-  redactedAt: dateTime.nullable(),
+  redactedAt: dateTime
+    .nullable()
+    .describe("When a statement was last taken out of it (redacted or dismissed)"),
+  takenOut: z
+    .object({ dismissed: z.number().int(), redacted: z.number().int() })
+    .describe("Statements taken out after it was written: dismissed by the subject, redacted on access loss"),
 });
 
 export const versionsResponse = z.object({
@@ -222,6 +237,15 @@ export const healthResponse = z.object({
   embedder: z
     .object({ status: z.enum(["configured", "not_configured"]), model: z.string().optional() })
     .describe("The embedding model of semantic and hybrid search; not_configured: keyword-only"),
+  search: z
+    .object({ modes: z.array(z.enum(SEARCH_MODES)), default: z.enum(SEARCH_MODES) })
+    .describe("The search modes GET /items answers here (semantic and hybrid need an embedding model)"),
+  llm: z
+    .object({
+      status: z.enum(["configured", "not_configured"]),
+      fake: z.boolean().describe("The models are the fake LLM of npm run dev -- --fake-llm (LLM_FAKE)"),
+    })
+    .describe("The models that write memories; not_configured: GET /memory answers 503 llm_not_configured"),
 });
 
 export const protectedResourceResponse = z.object({
@@ -289,6 +313,9 @@ export const auditEventResponse = z.object({
 export const auditPageResponse = z.object({
   events: z.array(auditEventResponse),
   nextCursor: z.string().nullable(),
+  items: z
+    .array(z.object({ id: z.uuid(), kind, title: z.string().nullable() }))
+    .describe("The titles of the events' items the caller may see (the first 5 of each event)"),
 });
 
 const modelSpend = z.object({

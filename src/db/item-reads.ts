@@ -166,12 +166,30 @@ const otherSummary = {
   linkKind: itemLinks.kind,
 };
 
+/**
+ * What the item links to, as the viewer sees it: the link's own target when the viewer may see it, else the
+ * viewer's own item of that source and external id (a link in an item shared by a colleague names the
+ * colleague's copy of, say, a pull request; the viewer's own copy of it is the same thing to them).
+ */
 function outgoingQuery(db: Db, subjectKey: string, id: string) {
   return db
-    .select(otherSummary)
+    .select({ ...otherSummary, stored: sql<boolean>`${other.id} = ${itemLinks.toItem}` })
     .from(itemLinks)
     .innerJoin(self, and(eq(self.id, itemLinks.fromItem), visibleTo(subjectKey, self)))
-    .innerJoin(other, and(eq(other.id, itemLinks.toItem), visibleTo(subjectKey, other)))
+    .innerJoin(
+      other,
+      and(
+        or(
+          eq(other.id, itemLinks.toItem),
+          and(
+            eq(other.ownerId, subjectKey),
+            eq(other.source, itemLinks.targetSource),
+            eq(other.externalId, itemLinks.targetExternalId),
+          ),
+        ),
+        visibleTo(subjectKey, other),
+      ),
+    )
     .where(eq(itemLinks.fromItem, id))
     .orderBy(desc(other.occurredAt))
     .limit(MAX_LINKS);
@@ -188,9 +206,9 @@ function incomingQuery(db: Db, subjectKey: string, id: string) {
     .limit(MAX_LINKS);
 }
 
-type LinkRow = Awaited<ReturnType<ReturnType<typeof outgoingQuery>["execute"]>>[number];
+type LinkRow = Awaited<ReturnType<ReturnType<typeof incomingQuery>["execute"]>>[number];
 
-function toLinks(outgoing: LinkRow[], incoming: LinkRow[]): ItemLink[] {
+function toLinks(outgoing: (LinkRow & { stored: unknown })[], incoming: LinkRow[]): ItemLink[] {
   const toLink =
     (direction: ItemLink["direction"]) =>
     ({ linkKind, ...item }: LinkRow): ItemLink => ({
@@ -198,5 +216,21 @@ function toLinks(outgoing: LinkRow[], incoming: LinkRow[]): ItemLink[] {
       kind: linkKind,
       item: toSummary({ ...item, occurredAt: toDate(item.occurredAt) }),
     });
-  return [...outgoing.map(toLink("outgoing")), ...incoming.map(toLink("incoming"))];
+  // A link whose own target the viewer sees and who has a copy of it too: the link's own target only.
+  const byTarget = new Map<string, LinkRow & { stored: unknown }>();
+  for (const row of outgoing) {
+    const key = JSON.stringify([row.linkKind, row.source, row.externalId]);
+    const seen = byTarget.get(key);
+    if (!seen || (isTrue(row.stored) && !isTrue(seen.stored))) byTarget.set(key, row);
+  }
+  const resolved = outgoing.filter(
+    (row) => byTarget.get(JSON.stringify([row.linkKind, row.source, row.externalId])) === row,
+  );
+  return [
+    ...resolved.map(({ stored: _stored, ...row }) => toLink("outgoing")(row)),
+    ...incoming.map(toLink("incoming")),
+  ];
 }
+
+/** A boolean as the driver returns it (PGlite: true; Neon over HTTP may say "t"). */
+const isTrue = (value: unknown) => value === true || value === "t" || value === "true";

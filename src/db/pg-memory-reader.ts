@@ -6,7 +6,7 @@ import type {
   MemoryReader,
   RunRecord,
   VersionDetail,
-  VersionSummary,
+  VersionListEntry,
 } from "../memory/memory-reader";
 import { citationsOf, parseCitations } from "./citation-rows";
 import type { Db } from "./client";
@@ -92,6 +92,8 @@ export function createPgMemoryReader(db: Db): MemoryReader {
           judgeModel: memoryVersions.judgeModel,
           statementCount: sql<number>`jsonb_array_length(${memoryVersions.statements})`.mapWith(Number),
           redactedAt: memoryVersions.redactedAt,
+          dismissed: takenOut("dismissed"),
+          redacted: takenOut("redacted"),
           current: sql<boolean>`exists (select 1 from memories m where m.subject_id = ${memoryVersions.subjectKey} and m.current_version_id = ${memoryVersions.id})`,
         })
         .from(memoryVersions)
@@ -103,9 +105,11 @@ export function createPgMemoryReader(db: Db): MemoryReader {
         )
         .orderBy(desc(memoryVersions.createdAt), desc(memoryVersions.id))
         .limit(limit + 1);
-      const entries: VersionSummary[] = rows
-        .slice(0, limit)
-        .map((r) => ({ ...r, current: toBool(r.current) }));
+      const entries: VersionListEntry[] = rows.slice(0, limit).map(({ dismissed, redacted, ...r }) => ({
+        ...r,
+        current: toBool(r.current),
+        takenOut: { dismissed, redacted },
+      }));
       return pageOf(entries, rows.length > limit, (v) => ({ at: v.createdAt, id: v.id }));
     },
 
@@ -123,6 +127,12 @@ export function createPgMemoryReader(db: Db): MemoryReader {
     },
   };
 }
+
+/** How many statements were taken out of a version after it was written, for this reason. */
+const takenOut = (reason: "dismissed" | "redacted") =>
+  sql<number>`(select count(*) from jsonb_array_elements(${memoryVersions.removed}) e where e->>'reason' = ${reason})`.mapWith(
+    Number,
+  );
 
 /** The subject's newest version matching `where`, with what its run recorded. */
 async function versionWhere(db: Db, subjectKey: string, where: SQL): Promise<VersionDetail | null> {

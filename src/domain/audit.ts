@@ -101,10 +101,31 @@ export async function erasedName(workspaceId: string, userId: string): Promise<s
 /** A search's queryHash is this hash of its text. */
 export { sha256Hex };
 
-/** The product of a User-Agent (`curl/8.5.0` of `curl/8.5.0 (x86_64)`), bounded; null without one. */
+/** Browsers by the product token that names them in a `Mozilla/5.0 (…)` User-Agent, most specific first. */
+const BROWSERS: [RegExp, string][] = [
+  [/\bEdg(?:e|A|iOS)?\/(\d+)/, "Edge"],
+  [/\bOPR\/(\d+)/, "Opera"],
+  [/\bFirefox\/(\d+)/, "Firefox"],
+  [/\bHeadlessChrome\/(\d+)/, "HeadlessChrome"],
+  [/\b(?:Chrome|CriOS)\/(\d+)/, "Chrome"],
+  [/\bVersion\/(\d+)[^ ]* (?:Mobile\/\S+ )?Safari\//, "Safari"],
+];
+
+/**
+ * The product of a User-Agent (`curl/8.5.0` of `curl/8.5.0 (x86_64)`), bounded; for a browser's
+ * `Mozilla/5.0 (…) … Chrome/131.0.0.0 Safari/537.36`, the browser and its major version (`Chrome/131`);
+ * null without one.
+ */
 export function userAgentProduct(header: string | null | undefined): string | null {
   const first = header?.trim().split(/\s+/)[0];
-  return first ? safeAuditText(first, 100) : null;
+  if (!first) return null;
+  if (first.startsWith("Mozilla/")) {
+    for (const [pattern, name] of BROWSERS) {
+      const match = pattern.exec(header ?? "");
+      if (match) return `${name}/${match[1]}`;
+    }
+  }
+  return safeAuditText(first, 100);
 }
 
 /** The bounds of an event's strings, in UTF-16 units (what the audit consumer accepts). */

@@ -10,6 +10,8 @@ export interface LlmSettings {
   anthropic: { apiKey?: string; baseUrl?: string };
   openai: { apiKey?: string; baseUrl?: string };
   timeoutMs: number;
+  /** The models are the fake LLM of `npm run dev -- --fake-llm` (LLM_FAKE): output is marked as such. */
+  fake?: boolean;
 }
 
 export type ContentBlock =

@@ -5,7 +5,7 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { searchSchema } from "../app/item-input";
-import { getItem, searchItems } from "../app/items";
+import { getItem, searchItems, statementsCiting } from "../app/items";
 import * as op from "../contract/operations";
 import { fromVerifiedOf } from "../domain/email-authentication";
 import type { Item, ItemLink, SearchHit } from "../domain/items";
@@ -83,7 +83,8 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       title: "Read one item",
       description:
         "Reads one of the user's items in full (body, people, date, URL) with its links both ways (replies, " +
-        "mentions, references). Use the ids that search_items or the memory's citations give.",
+        "mentions, references) and the statements of the user's current memory citing it (citedBy). Use the ids " +
+        "that search_items or the memory's citations give.",
       inputSchema: toolInput(z.object({ id: z.string().min(1).max(100).describe("The item's id") })),
       outputSchema: orToolError(itemOutput),
       annotations: readOnly,
@@ -93,7 +94,8 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
       guarded(context, async () => {
         const { id } = validArguments(args);
         const item = await getItem(services, caller.subjectKey, id);
-        return toolSuccess(jsonSafe(item), itemText(item));
+        const citedBy = await statementsCiting(services, caller.subjectKey, item.id);
+        return toolSuccess(jsonSafe({ ...item, citedBy }), itemText(item));
       }),
   );
 

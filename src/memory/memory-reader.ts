@@ -59,6 +59,11 @@ export interface VersionSummary {
   current: boolean;
 }
 
+/** A version in the history list: also how many statements were taken out after it was written, and why. */
+export interface VersionListEntry extends VersionSummary {
+  takenOut: { dismissed: number; redacted: number };
+}
+
 export interface VersionDetail extends VersionSummary {
   markdown: string;
   statements: Statement[];
@@ -105,7 +110,7 @@ export interface MemoryReader {
   /** Memory row + current version + its citations' item metadata: one indexed query. Null if no row. */
   current(subjectKey: string): Promise<CurrentMemory | null>;
   runs(subjectKey: string, options: { limit: number; cursor?: string }): Promise<Page<RunRecord>>;
-  versions(subjectKey: string, options: { limit: number; cursor?: string }): Promise<Page<VersionSummary>>;
+  versions(subjectKey: string, options: { limit: number; cursor?: string }): Promise<Page<VersionListEntry>>;
   version(subjectKey: string, versionId: string): Promise<VersionDetail | null>;
   /** The version that was current at `at`: the newest created at or before it (null: none yet). */
   versionAt(subjectKey: string, at: Date): Promise<VersionDetail | null>;

@@ -9,17 +9,29 @@
  *   - dropped: the generator did not carry it over.
  * A statement the older version held when it was written but has lost since (redacted), and that the newer
  * one lost too after it was written (redacted or dismissed), is listed without its text, which may have
- * come from an item the subject can no longer see.
+ * come from an item the subject can no longer see. A statement dismissed from the newer version that the
+ * older one did not hold is listed as dismissed, with its words from the standing dismissal (access loss
+ * deletes a dismissal citing the lost item, so those words are still the subject's to see).
  */
-import type { DroppedStatement, RemovalReason } from "../domain/memory";
+import type { DroppedStatement, RemovalReason, RemovedStatement } from "../domain/memory";
+import type { DismissalView } from "./dismissal-store";
 import type { Citation, VersionDetail } from "./memory-reader";
 import { type ServedStatement, servedStatements } from "./read-model";
 
 export interface RemovedEntry {
   statement:
     | ServedStatement
-    | { id: string; section: string; text: null; citations: Citation[]; since: null; firstStated: null };
+    | {
+        id: string;
+        section: string;
+        text: string | null;
+        citations: Citation[];
+        since: null;
+        firstStated: null;
+      };
   reason: RemovalReason;
+  /** For a dismissed statement: the dismissal while it stands (a withdrawn one is gone). */
+  dismissal?: { id: string; reason: string | null; at: string };
 }
 
 export interface VersionDiff {
@@ -30,6 +42,12 @@ export interface VersionDiff {
   kept: ServedStatement[];
 }
 
+/** A standing dismissal of the subject, as the diff needs it. */
+export type StandingDismissal = Pick<
+  DismissalView,
+  "id" | "statementId" | "text" | "reason" | "at" | "citations"
+>;
+
 const CAUSE_REASON: Record<NonNullable<DroppedStatement["cause"]>, RemovalReason> = {
   checks: "unsupported",
   unsupported: "unsupported",
@@ -37,31 +55,66 @@ const CAUSE_REASON: Record<NonNullable<DroppedStatement["cause"]>, RemovalReason
   dismissed: "dismissed",
 };
 
-export function diffVersions(from: VersionDetail | null, to: VersionDetail): VersionDiff {
+/**
+ * `dismissals` are the subject's standing dismissals: a statement dismissed from `to` after it was written
+ * is listed as removed (dismissed) with the dismissal's reason, and with its words from the dismissal when
+ * `from` did not hold it (the first version, or a statement `to` added).
+ */
+export function diffVersions(
+  from: VersionDetail | null,
+  to: VersionDetail,
+  dismissals: readonly StandingDismissal[] = [],
+): VersionDiff {
   const before = from ? servedStatements(from) : [];
   const after = servedStatements(to);
   const beforeIds = new Set(before.map((s) => s.id));
   const afterIds = new Set(after.map((s) => s.id));
+  const dismissalOf = (entry: RemovedStatement | undefined) => {
+    if (entry?.reason !== "dismissed") return undefined;
+    const same = dismissals.filter((d) => d.statementId === entry.id);
+    return same.find((d) => d.at.toISOString() === entry.at) ?? same[0];
+  };
+  const withDismissal = (entry: RemovedEntry, logged: RemovedStatement | undefined): RemovedEntry => {
+    const dismissal = dismissalOf(logged);
+    return dismissal
+      ? {
+          ...entry,
+          dismissal: { id: dismissal.id, reason: dismissal.reason, at: dismissal.at.toISOString() },
+        }
+      : entry;
+  };
   const removed: RemovedEntry[] = before
     .filter((s) => !afterIds.has(s.id))
-    .map((statement) => ({ statement, reason: reasonGone(statement, to) }));
-  // Taken out of `to` after it was written, and no longer in `from` either (redacted from both, or
-  // dismissed from `to` and redacted from `from`), though `from` held it when written: listed without words.
+    .map((statement) =>
+      withDismissal(
+        { statement, reason: reasonGone(statement, to) },
+        to.removed.find((r) => r.id === statement.id),
+      ),
+    );
+  // Taken out of `to` after it was written and not in `from`: a dismissal (its words from the dismissal
+  // while it stands), or a statement `from` held when written but lost since (redacted from both, or
+  // dismissed from `to` and redacted from `from`), listed without words.
   const heldBefore = new Set((from?.removed ?? []).map((r) => r.id));
   for (const entry of to.removed) {
-    if (beforeIds.has(entry.id) || !heldBefore.has(entry.id)) continue;
-    if (removed.some((r) => r.statement.id === entry.id)) continue;
-    removed.push({
-      statement: {
-        id: entry.id,
-        section: entry.section,
-        text: null,
-        citations: [],
-        since: null,
-        firstStated: null,
-      },
-      reason: entry.reason,
-    });
+    if (beforeIds.has(entry.id) || removed.some((r) => r.statement.id === entry.id)) continue;
+    if (!heldBefore.has(entry.id) && entry.reason !== "dismissed") continue;
+    const dismissal = dismissalOf(entry);
+    removed.push(
+      withDismissal(
+        {
+          statement: {
+            id: entry.id,
+            section: entry.section,
+            text: dismissal?.text ?? null,
+            citations: dismissal?.citations ?? [],
+            since: null,
+            firstStated: null,
+          },
+          reason: entry.reason,
+        },
+        entry,
+      ),
+    );
   }
   return {
     from: from?.id ?? null,

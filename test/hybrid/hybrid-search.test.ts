@@ -123,8 +123,9 @@ describe("hybrid search with an embedder configured", () => {
   });
 
   it("reports the embedder on /health and the workspace's pending counts to admins", async () => {
-    const health = await json<{ embedder: unknown }>(await call("anyone", "GET", "/health"));
+    const health = await json<{ embedder: unknown; search: unknown }>(await call("anyone", "GET", "/health"));
     expect(health.embedder).toEqual({ status: "configured", model: "openai:fake-embedding" });
+    expect(health.search).toEqual({ modes: ["hybrid", "keyword", "semantic"], default: "hybrid" });
 
     const admin = newUserId("hy-admin");
     await registerMembers(admin);

@@ -52,4 +52,21 @@ describe("audit text", () => {
     expect(userAgentProduct("curl\u0000/8 (x)")).toBe("curl\uFFFD/8");
     expect(userAgentProduct("  ")).toBeNull();
   });
+
+  it("a browser's User-Agent names the browser and its major version, not Mozilla/5.0", () => {
+    const chrome =
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    expect(userAgentProduct(chrome)).toBe("Chrome/131");
+    expect(userAgentProduct(chrome.replace("Chrome/", "HeadlessChrome/"))).toBe("HeadlessChrome/131");
+    expect(userAgentProduct(`${chrome} Edg/131.0.2903.86`)).toBe("Edge/131");
+    expect(userAgentProduct("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0")).toBe(
+      "Firefox/133",
+    );
+    expect(
+      userAgentProduct(
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+      ),
+    ).toBe("Safari/18");
+    expect(userAgentProduct("Mozilla/5.0 (compatible; SomeBot)")).toBe("Mozilla/5.0");
+  });
 });

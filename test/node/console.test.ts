@@ -515,6 +515,288 @@ describe("the console in Chromium", () => {
   }, 120_000);
 });
 
+/** Item ids of `user` matching a search (the API, not the console). */
+async function itemIdsFor(user: string, q: string): Promise<{ id: string; title: string | null }[]> {
+  const found = (await (await api(`/items?q=${encodeURIComponent(q)}&limit=20`, {}, user)).json()) as {
+    items: { id: string; title: string | null }[];
+  };
+  return found.items;
+}
+
+/** What overflows sideways on the current page: the page itself, a table's scroll region, a cut-off cell. */
+const OVERFLOW = `(() => {
+  const out = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > innerWidth) out.push("page " + doc.scrollWidth + " > " + innerWidth);
+  for (const region of document.querySelectorAll(".table-scroll"))
+    if (region.scrollWidth > region.clientWidth + 1) out.push("table " + region.scrollWidth + " > " + region.clientWidth);
+  for (const cell of document.querySelectorAll("main td, main tbody th"))
+    if (cell.scrollWidth > cell.clientWidth + 1) out.push("cell " + JSON.stringify(cell.textContent.slice(0, 40)));
+  for (const stamp of document.querySelectorAll("main td time"))
+    if (stamp.getClientRects().length > 1) out.push("date wraps " + JSON.stringify(stamp.textContent));
+  return out;
+})()`;
+
+describe("the console closes the loop", () => {
+  it("lists a dismissal, shows it dismissed in the version's history with its words, and withdraws it", async () => {
+    const page = await signedIn();
+    const statement = page.locator(".statement").nth(1);
+    await statement.waitFor({ timeout: MEMORY_READY_MS });
+    const id = (await statement.getAttribute("data-statement-id")) ?? "";
+    const text = (await statement.locator(".statement-text").textContent()) ?? "";
+    // The version it is dismissed from (a run the test's ingests start may write a newer one meanwhile).
+    const { version } = (await (await api("/memory?format=json")).json()) as { version: string };
+    // The dismiss button looks like what it does: not like Cancel.
+    const dismiss = statement.getByRole("button", { name: /^Dismiss/ });
+    expect(await dismiss.getAttribute("class")).toContain("danger");
+    await dismiss.click();
+    await page.getByRole("dialog").getByLabel("Why is it wrong? (optional)").fill("Wrong person");
+    await page.getByRole("dialog").getByRole("button", { name: "Dismiss statement" }).click();
+    const listed = page.locator(".dismissal", { hasText: text });
+    await poll(() => listed.count()).toBe(1);
+    expect(await listed.textContent()).toContain("why: Wrong person");
+
+    // History: the version is badged dismissed (not redacted), and its diff shows the statement and why.
+    await page.goto(`${dev.url}/console/versions`);
+    const entry = page.locator(".timeline li", { has: page.locator(`a[href*="version=${version}"]`) });
+    await poll(() => entry.textContent()).toMatch(/\d+ dismissed/);
+    expect(await entry.textContent()).not.toContain("redacted");
+    await entry.getByRole("link", { name: /^Changes in/ }).click();
+    const removed = page.locator(`.diff-removed [data-statement-id="${id}"]`);
+    await poll(() => removed.textContent()).toContain(text);
+    expect(await removed.locator(".removal-reason").textContent()).toMatch(
+      /dismissed by you.*why: Wrong person/,
+    );
+    await shot(page, "versions-dismissed");
+
+    // Withdrawn from the memory page: gone from the list, and from the API's.
+    await page.goto(`${dev.url}/console/`);
+    await page
+      .locator(".dismissal", { hasText: text })
+      .getByRole("button", { name: /^Withdraw/ })
+      .click();
+    await poll(() => page.locator(".dismissal", { hasText: text }).count()).toBe(0);
+    await poll(() => page.locator(".dismissals-section").textContent()).toContain("Withdrawn");
+    const { dismissals } = (await (await api("/memory/dismissals")).json()) as {
+      dismissals: { statementId: string }[];
+    };
+    expect(dismissals.map((d) => d.statementId)).not.toContain(id);
+    await page.close();
+  }, 180_000);
+
+  it("adds a note, deletes it after a confirmation, and leaves an item shared with the user", async () => {
+    const page = await signedIn();
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    await page.getByText("Add a note", { exact: true }).click();
+    await page.getByLabel("Title (optional)").fill("Console note about Quillfeather");
+    await page
+      .getByLabel("Note", { exact: true })
+      .fill("Quillfeather is the codename of the new billing export.");
+    await page.getByRole("button", { name: "Add note" }).click();
+    const added = page.locator(".add-note-status a");
+    await poll(() => added.textContent()).toBe("Console note about Quillfeather");
+    const [note] = await itemIdsFor("ada", "Quillfeather");
+    expect(note?.title).toBe("Console note about Quillfeather");
+
+    await added.click();
+    await poll(() => page.locator("h1").textContent()).toBe("Console note about Quillfeather");
+    const remove = page.getByRole("button", { name: "Delete item…" });
+    expect(await remove.getAttribute("class")).toContain("danger");
+    await remove.click();
+    const dialog = page.getByRole("dialog");
+    await poll(() => dialog.textContent()).toContain("Delete “Console note about Quillfeather”");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect((await api(`/items/${note!.id}`)).status).toBe(200);
+    await remove.click();
+    await dialog.getByRole("button", { name: "Delete item" }).click();
+    await poll(() => page.locator("h1").textContent()).toBe("Item deleted");
+    expect((await api(`/items/${note!.id}`)).status).toBe(404);
+
+    // ben shares a note with ada by name; ada leaves it, and ben still has it.
+    const shared = await api(
+      "/items",
+      {
+        method: "POST",
+        body: JSON.stringify({
+          items: [
+            {
+              source: "notes",
+              externalId: "console-leave-me",
+              kind: "note",
+              title: "Ben's note for Ada",
+              body: "Shared with Ada by name.",
+              occurredAt: "2026-12-01T09:00:00Z",
+              sharedWith: ["ada"],
+            },
+          ],
+        }),
+      },
+      "ben",
+    );
+    const [{ id: sharedId }] = ((await shared.json()) as { items: { id: string }[] }).items as [
+      { id: string },
+    ];
+    await page.goto(`${dev.url}/console/item?id=${sharedId}`);
+    await page.getByRole("button", { name: "Leave share…" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Leave" }).click();
+    await poll(() => page.locator("h1").textContent()).toBe("Share left");
+    expect((await api(`/items/${sharedId}`)).status).toBe(404);
+    expect((await api(`/items/${sharedId}`, {}, "ben")).status).toBe(200);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  it("renders an item's mentions as links or names, never as markup, with its links and the statements citing it", async () => {
+    const [runbook] = (await itemIdsFor("ada", "Kestrel cut-over runbook")).filter(
+      (i) => i.title === "Kestrel cut-over runbook",
+    );
+    expect(runbook).toBeDefined();
+    const page = await signedIn();
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    await page.goto(`${dev.url}/console/item?id=${runbook!.id}`);
+    const body = page.locator(".item-body");
+    await poll(() => body.textContent()).toContain("Keep dual-write on for 14 days");
+    expect(await body.textContent()).not.toContain("@[");
+    // The pull request it mentions is ben's, whom ada cannot read: the link names ada's own copy of it.
+    const mention = body.locator("a.mention-link");
+    expect(await mention.textContent()).toBe(
+      "Dual-write ledger entries to Corvid Pay behind kestrel_dual_write",
+    );
+    expect(await mention.getAttribute("href")).toMatch(/^\/console\/item\?id=/);
+    const linksTo = page.locator("section.links", { hasText: "Links to" });
+    expect(await linksTo.textContent()).toContain("Dual-write ledger entries to Corvid Pay");
+    expect(await page.locator("#cited-by").count()).toBe(1);
+
+    // Markup in a mention or the body stays text; an unknown mention is its name, not a link.
+    const ingest = await api("/items", {
+      method: "POST",
+      body: JSON.stringify({
+        items: [
+          {
+            source: "notes",
+            externalId: "console-mentions",
+            kind: "note",
+            title: "Mentions",
+            body: "See @[github:northwind/ledger-api#820], @[github:<img src=x onerror=alert(6)>] and @[nowhere].",
+            occurredAt: "2026-12-01T10:00:00Z",
+          },
+        ],
+      }),
+    });
+    const [{ id }] = ((await ingest.json()) as { items: { id: string }[] }).items as [{ id: string }];
+    await page.goto(`${dev.url}/console/item?id=${id}`);
+    await poll(() => body.textContent()).toBe(
+      "See Dual-write ledger entries to Corvid Pay behind kestrel_dual_write, github:<img src=x onerror=alert(6)> and notes:nowhere.",
+    );
+    expect(await body.locator("a").count()).toBe(1);
+    expect(await page.locator("main img").count()).toBe(0);
+    expect(await body.locator(".mention").allTextContents()).toEqual([
+      "github:<img src=x onerror=alert(6)>",
+      "notes:nowhere",
+    ]);
+    await shot(page, "item-mentions");
+    expect(dialogs).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("fits the audit, activity, runs, usage, versions, search and item pages at 1,280 and 390 px, with titles and browser names", async () => {
+    const page = await signedIn();
+    await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
+    // The generated memory is the fake model's, and says so.
+    expect(await page.locator(".memory-status .badge-fake").textContent()).toBe("fake model");
+    const pages: (readonly [string, string, string])[] = [
+      ["audit", "/console/audit", "tr.audit-event"],
+      ["activity", "/console/activity", "tr.audit-event"],
+      ["runs", "/console/runs", "table.runs tbody tr"],
+      ["usage", "/console/usage", "tr.usage-subject"],
+      ["versions", "/console/versions", ".timeline li"],
+      ["search", "/console/search?q=Kestrel", ".hit"],
+    ];
+    const [runbook] = (await itemIdsFor("ada", "Kestrel cut-over runbook")).filter(
+      (i) => i.title === "Kestrel cut-over runbook",
+    );
+    pages.push(["item", `/console/item?id=${runbook!.id}`, ".item-body"]);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const [name, path, ready] of pages) {
+        await page.goto(`${dev.url}${path}`);
+        await page.locator(ready).first().waitFor();
+        expect(await page.evaluate<string[]>(OVERFLOW), `${name} at ${width} px`).toEqual([]);
+        await shot(page, `${name}-${width}px`);
+      }
+    }
+    // Items by title where the reader may see them (not 8-hex ids); clients by browser, not "Mozilla/5.0".
+    await page.goto(`${dev.url}/console/activity`);
+    await page.locator("tr.audit-event").first().waitFor();
+    const itemLabels = await page.locator(".audit-items a").allTextContents();
+    expect(itemLabels.length).toBeGreaterThan(0);
+    expect(itemLabels.some((label) => !/^[0-9a-f]{8}$/.test(label))).toBe(true);
+    const clients = await page.locator(".audit-client").allTextContents();
+    expect(clients).toContainEqual(expect.stringMatching(/^(Headless)?Chrome\/\d+$/));
+    expect(clients).not.toContain("Mozilla/5.0");
+    await page.close();
+  }, 180_000);
+
+  it("offers only the search modes the server answers, and charts tokens when no model has a price", async () => {
+    const page = await signedIn();
+    await page.goto(`${dev.url}/console/search?q=Kestrel`);
+    await page.locator(".hit").first().waitFor();
+    expect(await page.locator("#filter-mode option").allTextContents()).toEqual([
+      "default",
+      "hybrid",
+      "keyword",
+      "semantic",
+    ]);
+    await page.close();
+
+    // A keyword-only server (no EMBEDDING_MODEL) with no MODEL_PRICES, as `npm run dev -- --fake-llm` is.
+    const plain = await startDevCommand(["--fake-llm"], SECRET);
+    try {
+      const health = (await (await fetch(`${plain.url}/health`)).json()) as { search: { modes: string[] } };
+      expect(health.search.modes).toEqual(["keyword"]);
+      const headers = {
+        authorization: `Bearer ${signDevToken(SECRET, "ada")}`,
+        "content-type": "application/json",
+      };
+      const added = await fetch(`${plain.url}/items`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          items: [
+            {
+              source: "notes",
+              externalId: "plain-1",
+              kind: "note",
+              body: "Prefers async updates over meetings.",
+              occurredAt: "2026-12-01T10:00:00Z",
+            },
+          ],
+        }),
+      });
+      expect(added.status).toBe(200);
+      expect((await fetch(`${plain.url}/memory?wait=30`, { headers })).status).toBe(200);
+
+      const tab = await signedIn(`${plain.url}/console#token=${signDevToken(SECRET, "ada")}`);
+      await tab.goto(`${plain.url}/console/search?q=async&mode=semantic`);
+      await tab.locator(".hit").first().waitFor();
+      expect(await tab.locator("#filter-mode").count()).toBe(0);
+      expect(await tab.locator(".notice-error").count()).toBe(0);
+
+      await tab.goto(`${plain.url}/console/runs`);
+      const chart = tab.locator(".my-usage svg.chart");
+      await chart.waitFor();
+      expect(await chart.getAttribute("data-metric")).toBe("tokens");
+      expect(await chart.locator("rect.bar").count()).toBeGreaterThan(0);
+      expect(await tab.locator(".my-usage").textContent()).toContain("tokens per day");
+      expect(await tab.locator(".my-usage").textContent()).not.toContain("$0");
+      await shot(tab, "runs-tokens");
+      await tab.close();
+    } finally {
+      await plain.stop();
+    }
+  }, 300_000);
+});
+
 describe("the console's code", () => {
   const files = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

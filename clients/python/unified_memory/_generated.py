@@ -18,11 +18,28 @@ class HealthResponseEmbedder(_HealthResponseEmbedderRequired, total=False):
     model: str
 
 
+class HealthResponseSearch(TypedDict):
+    """The search modes GET /items answers here (semantic and hybrid need an embedding model)"""
+    modes: List[Literal["hybrid", "keyword", "semantic"]]
+    default: Literal["hybrid", "keyword", "semantic"]
+
+
+class HealthResponseLlm(TypedDict):
+    """The models that write memories; not_configured: GET /memory answers 503 llm_not_configured"""
+    status: Literal["configured", "not_configured"]
+    #: The models are the fake LLM of npm run dev -- --fake-llm (LLM_FAKE)
+    fake: bool
+
+
 class HealthResponse(TypedDict):
     status: Literal["ok", "degraded"]
     database: str
     #: The embedding model of semantic and hybrid search; not_configured: keyword-only
     embedder: HealthResponseEmbedder
+    #: The search modes GET /items answers here (semantic and hybrid need an embedding model)
+    search: HealthResponseSearch
+    #: The models that write memories; not_configured: GET /memory answers 503 llm_not_configured
+    llm: HealthResponseLlm
 
 
 class ProtectedResourceMetadataResponse(TypedDict):
@@ -114,6 +131,12 @@ class GetItemResponseLink(TypedDict):
     item: GetItemResponseLinkItem
 
 
+class GetItemResponseCitedBy(TypedDict):
+    id: str
+    section: str
+    text: str
+
+
 class GetItemResponse(TypedDict):
     id: str
     kind: Literal["email", "message", "task", "doc", "call", "event", "file", "pull_request", "contact", "note"]
@@ -133,6 +156,8 @@ class GetItemResponse(TypedDict):
     links: List[GetItemResponseLink]
     #: Whether semantic search finds the item by its current content: indexed, pending (waiting for the embeddings queue), or not_configured (no embedding model: keyword search only)
     semanticIndex: Literal["indexed", "pending", "not_configured"]
+    #: The statements of the caller's current memory that cite the item, in the memory's order
+    citedBy: List[GetItemResponseCitedBy]
 
 
 class GetMemoryResponseVariant1StatementCitation(TypedDict):
@@ -220,10 +245,22 @@ class DiffVersionResponseRemovedStatement(TypedDict):
     firstStated: Optional[str]
 
 
-class DiffVersionResponseRemoved(TypedDict):
+class DiffVersionResponseRemovedDismissal(TypedDict):
+    """dismissed: the dismissal, while it stands (withdrawn: absent), with the subject's own reason"""
+    id: str
+    reason: Optional[str]
+    at: str
+
+
+class _DiffVersionResponseRemovedRequired(TypedDict):
     statement: DiffVersionResponseRemovedStatement
-    #: superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
+    #: superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it (also listed when this version held it when written and it was dismissed from it since)
     reason: Literal["superseded", "unsupported", "dropped", "redacted", "dismissed"]
+
+
+class DiffVersionResponseRemoved(_DiffVersionResponseRemovedRequired, total=False):
+    #: dismissed: the dismissal, while it stands (withdrawn: absent), with the subject's own reason
+    dismissal: DiffVersionResponseRemovedDismissal
 
 
 DiffVersionResponse = TypedDict("DiffVersionResponse", {"from": Optional[str], "to": str, "added": List[GetMemoryResponseVariant1Statement], "removed": List[DiffVersionResponseRemoved], "kept": List[GetMemoryResponseVariant1Statement]})
@@ -280,6 +317,12 @@ class ListRunsResponse(TypedDict):
     nextCursor: Optional[str]
 
 
+class ListVersionsResponseVersionTakenOut(TypedDict):
+    """Statements taken out after it was written: dismissed by the subject, redacted on access loss"""
+    dismissed: int
+    redacted: int
+
+
 class ListVersionsResponseVersion(TypedDict):
     id: str
     createdAt: str
@@ -287,7 +330,10 @@ class ListVersionsResponseVersion(TypedDict):
     generatorModel: str
     judgeModel: str
     statementCount: float
+    #: When a statement was last taken out of it (redacted or dismissed)
     redactedAt: Optional[str]
+    #: Statements taken out after it was written: dismissed by the subject, redacted on access loss
+    takenOut: ListVersionsResponseVersionTakenOut
 
 
 class ListVersionsResponse(TypedDict):
@@ -411,9 +457,17 @@ class MyAuditResponseEvent(TypedDict):
     status: int
 
 
+class MyAuditResponseItem(TypedDict):
+    id: str
+    kind: Literal["email", "message", "task", "doc", "call", "event", "file", "pull_request", "contact", "note"]
+    title: Optional[str]
+
+
 class MyAuditResponse(TypedDict):
     events: List[MyAuditResponseEvent]
     nextCursor: Optional[str]
+    #: The titles of the events' items the caller may see (the first 5 of each event)
+    items: List[MyAuditResponseItem]
 
 
 class MyUsageResponseDayRunsByOutcome(TypedDict):

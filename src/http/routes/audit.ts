@@ -3,7 +3,7 @@
  * time, cursor paginated; `?format=ndjson` exports every matching event as one JSON object a line.
  * GET /usage (admin): the usage ledger per subject, by estimated cost unless sorted otherwise.
  */
-import { exportWorkspaceAudit, workspaceAudit } from "../../app/audit";
+import { exportWorkspaceAudit, withItemTitles, workspaceAudit } from "../../app/audit";
 import { workspaceUsage } from "../../app/usage";
 import * as op from "../../contract/operations";
 import { route } from "../operation-routes";
@@ -20,7 +20,8 @@ export const auditRoutes = [
     const services = c.get("services");
     const caller = c.get("caller");
     const filter = definedOf(query);
-    if (format === "json") return c.json(await workspaceAudit(services, caller, filter));
+    if (format === "json")
+      return c.json(await withItemTitles(services, caller, await workspaceAudit(services, caller, filter)));
     // The first page is read before answering, so a bad cursor or a database that is down is a clean error.
     const first = await exportWorkspaceAudit(services, caller, { ...filter, limit: EXPORT_PAGE });
     const encoder = new TextEncoder();

@@ -1,5 +1,5 @@
 /** The workspace store's HTTP API: batch ingest, search, read and delete, all scoped to the caller. */
-import { getItem, ingestItems, removeItem, searchItems } from "../../app/items";
+import { getItem, ingestItems, removeItem, searchItems, statementsCiting } from "../../app/items";
 import * as op from "../../contract/operations";
 import { parseIngestBody } from "../item-requests";
 import { route } from "../operation-routes";
@@ -15,9 +15,11 @@ export const itemRoutes = [
     c.json(await searchItems(c.get("services"), c.get("caller").subjectKey, { ...query, kinds: kind })),
   ),
 
-  route(op.getItem, async (c, { params }) =>
-    c.json(await getItem(c.get("services"), c.get("caller").subjectKey, params.id)),
-  ),
+  route(op.getItem, async (c, { params }) => {
+    const { subjectKey } = c.get("caller");
+    const item = await getItem(c.get("services"), subjectKey, params.id);
+    return c.json({ ...item, citedBy: await statementsCiting(c.get("services"), subjectKey, item.id) });
+  }),
 
   // The owner deletes; a sharee leaves the share. Either is also where derived memories get redacted.
   route(op.deleteItem, async (c, { params }) => {

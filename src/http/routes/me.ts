@@ -3,7 +3,7 @@
  * Object state; their audit events are kept under a one-way hash); GET /me/audit lists who read their
  * memory and items; GET /me/usage what their memory's runs cost per day.
  */
-import { myAudit } from "../../app/audit";
+import { myAudit, withItemTitles } from "../../app/audit";
 import { eraseMe } from "../../app/me";
 import { myUsage } from "../../app/usage";
 import * as op from "../../contract/operations";
@@ -16,7 +16,13 @@ export const meRoutes = [
   }),
 
   route(op.myAudit, async (c, { query }) =>
-    c.json(await myAudit(c.get("services"), c.get("caller"), definedOf(query))),
+    c.json(
+      await withItemTitles(
+        c.get("services"),
+        c.get("caller"),
+        await myAudit(c.get("services"), c.get("caller"), definedOf(query)),
+      ),
+    ),
   ),
 
   route(op.myUsage, async (c, { query }) =>

@@ -232,7 +232,15 @@ export class InMemoryItemStore implements ItemStore {
     const out: ItemLink[] = [];
     for (const link of this.links) {
       const otherId = link.from === id ? link.to : link.to === id ? link.from : null;
-      const other = otherId ? this.items.get(otherId) : undefined;
+      let other = otherId ? this.items.get(otherId) : undefined;
+      // As the Postgres store: an outgoing link whose target the viewer may not see names the viewer's own
+      // item of that source and external id.
+      if (other && link.from === id && !this.visible(subjectKey, other)) {
+        const target = other;
+        other = [...this.items.values()].find(
+          (i) => i.ownerId === subjectKey && i.source === target.source && i.externalId === target.externalId,
+        );
+      }
       if (!other || !this.visible(subjectKey, other)) continue;
       out.push({
         direction: link.from === id ? "outgoing" : "incoming",

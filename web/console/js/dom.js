@@ -125,3 +125,38 @@ export const time = (iso, withTime = true) =>
  */
 export const notice = (tone, ...children) =>
   el("p", { class: `notice notice-${tone}`, role: tone === "error" ? "alert" : "status" }, ...children);
+
+/**
+ * Names each cell of a table row after its column (`data-label`), so a narrow window can show the row as a
+ * card of labelled lines (console.css, `table.stack`) instead of a table cut off at the side.
+ * @param {HTMLTableRowElement} row
+ * @param {readonly string[]} columns
+ * @returns {HTMLTableRowElement}
+ */
+export function labelled(row, columns) {
+  [...row.cells].forEach((cell, i) => {
+    if (columns[i] && cell.colSpan === 1) cell.setAttribute("data-label", columns[i]);
+  });
+  return row;
+}
+
+/**
+ * An instant short enough for a table cell ("4 Dec 2026, 10:05"), the full one in its title.
+ * @param {string | null | undefined} iso
+ */
+export function shortTime(iso) {
+  if (!iso) return document.createTextNode("—");
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return document.createTextNode(iso);
+  return el(
+    "time",
+    { datetime: iso, title: formatDate(iso) },
+    date.toLocaleString(undefined, {
+      day: "numeric",
+      month: "short",
+      year: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+    }),
+  );
+}

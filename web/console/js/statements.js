@@ -82,3 +82,14 @@ export function bySection(statements, render, heading = "h2") {
     ),
   );
 }
+
+/** The mark on what the fake LLM of `npm run dev -- --fake-llm` wrote: not a real model's words. */
+export const fakeBadge = () =>
+  el(
+    "span",
+    {
+      class: "badge badge-fake",
+      title: "Written by the fake LLM of npm run dev -- --fake-llm, not a real model",
+    },
+    "fake model",
+  );

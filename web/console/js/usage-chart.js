@@ -1,10 +1,13 @@
 /**
  * Estimated cost per day as a bar chart (an inline SVG built node by node, no library) beside the same
- * figures as a table, which is what a screen reader reads. Bars are sized by attributes, not styles, so the
+ * figures as a table, which is what a screen reader reads. When nothing has a cost (no model has a price in
+ * MODEL_PRICES, as in dev) the bars are tokens per day instead of an empty "$0" chart. Bars are sized by attributes, not styles, so the
  * Content-Security-Policy's `style-src 'self'` has nothing to refuse.
  */
 /** @import { UsageDay } from "../../../clients/typescript/src/types.js" */
-import { el } from "./dom.js";
+import { el, labelled } from "./dom.js";
+
+const DAY_COLUMNS = ["Day", "Runs", "Tokens", "Estimated cost"];
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 640;
@@ -50,20 +53,46 @@ export function everyDay(days, since, until) {
   return out;
 }
 
+/** @param {number} tokens */
+const tokenCount = (tokens) =>
+  tokens >= 1_000_000
+    ? `${(tokens / 1_000_000).toFixed(1)}M`
+    : tokens >= 1000
+      ? `${Math.round(tokens / 1000)}k`
+      : String(tokens);
+
+/**
+ * Whether a series has no cost to chart but tokens (no model with a price): then it charts tokens.
+ * @param {{ cost: number, tokens: number }[]} series
+ */
+export const chartsTokens = (series) => series.every((d) => d.cost <= 0) && series.some((d) => d.tokens > 0);
+
 /**
  * @param {{ date: string, cost: number, tokens: number, runs: number }[]} series
- * @param {string} title
+ * @param {string} title what the chart shows when it charts cost ("… estimated cost per day")
+ * @param {string} tokensTitle what it shows when nothing has a cost ("… tokens per day")
  */
-export function costChart(series, title) {
-  const max = Math.max(0, ...series.map((d) => d.cost));
+export function costChart(series, title, tokensTitle) {
+  const byTokens = chartsTokens(series);
+  const shown = byTokens ? tokensTitle : title;
+  /** @param {{ cost: number, tokens: number }} day */
+  const amountOf = (day) => (byTokens ? day.tokens : day.cost);
+  const label = byTokens ? tokenCount : usd;
+  const max = Math.max(0, ...series.map(amountOf));
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const step = plotW / Math.max(1, series.length);
   const barW = Math.max(1, step * 0.8);
   const chart = svg(
     "svg",
-    { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "chart", role: "img", "aria-labelledby": "chart-title" },
-    svg("title", { id: "chart-title" }, title),
+    {
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      class: "chart",
+      role: "img",
+      "aria-labelledby": "chart-title",
+      "data-metric": byTokens ? "tokens" : "cost",
+    },
+    svg("title", { id: "chart-title" }, shown),
     svg("line", {
       x1: PAD.left,
       y1: PAD.top + plotH,
@@ -72,8 +101,8 @@ export function costChart(series, title) {
       class: "axis",
     }),
     svg("line", { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: PAD.top + plotH, class: "axis" }),
-    svg("text", { x: PAD.left - 6, y: PAD.top + 4, "text-anchor": "end", class: "tick" }, usd(max)),
-    svg("text", { x: PAD.left - 6, y: PAD.top + plotH, "text-anchor": "end", class: "tick" }, "$0"),
+    svg("text", { x: PAD.left - 6, y: PAD.top + 4, "text-anchor": "end", class: "tick" }, label(max)),
+    svg("text", { x: PAD.left - 6, y: PAD.top + plotH, "text-anchor": "end", class: "tick" }, label(0)),
     svg(
       "text",
       {
@@ -83,7 +112,7 @@ export function costChart(series, title) {
         transform: `rotate(-90 12 ${PAD.top + plotH / 2})`,
         "text-anchor": "middle",
       },
-      "Estimated cost (USD)",
+      byTokens ? "Tokens (in + out)" : "Estimated cost (USD)",
     ),
     svg(
       "text",
@@ -103,8 +132,8 @@ export function costChart(series, title) {
       ),
     );
   series.forEach((day, i) => {
-    if (day.cost <= 0 || max <= 0) return;
-    const h = Math.max(1, (day.cost / max) * plotH);
+    if (amountOf(day) <= 0 || max <= 0) return;
+    const h = Math.max(1, (amountOf(day) / max) * plotH);
     chart.append(
       svg(
         "rect",
@@ -115,40 +144,49 @@ export function costChart(series, title) {
           height: h,
           class: "bar",
         },
-        svg("title", {}, `${day.date}: ${usd(day.cost)}`),
+        svg(
+          "title",
+          {},
+          `${day.date}: ${byTokens ? `${day.tokens.toLocaleString()} tokens` : usd(day.cost)}`,
+        ),
       ),
     );
   });
+  // Without any cost, a column of "$0" says nothing: the table keeps runs and tokens.
+  const columns = byTokens ? DAY_COLUMNS.slice(0, 3) : DAY_COLUMNS;
   const rows = series.filter((d) => d.cost > 0 || d.tokens > 0 || d.runs > 0);
   const table = el(
     "div",
-    { class: "table-scroll", tabindex: 0, role: "region", "aria-label": `${title}, as a table` },
+    { class: "table-scroll", tabindex: 0, role: "region", "aria-label": `${shown}, as a table` },
     el(
       "table",
-      { class: "usage-days" },
-      el("caption", {}, `${title} (days with activity)`),
+      { class: "usage-days stack" },
+      el("caption", {}, `${shown} (days with activity)`),
       el(
         "thead",
         {},
         el(
           "tr",
           {},
-          ["Day", "Runs", "Tokens", "Estimated cost"].map((h) => el("th", { scope: "col" }, h)),
+          columns.map((h) => el("th", { scope: "col" }, h)),
         ),
       ),
       el(
         "tbody",
         {},
         rows.length === 0
-          ? el("tr", {}, el("td", { colspan: 4 }, "Nothing in this range."))
+          ? el("tr", {}, el("td", { colspan: columns.length }, "Nothing in this range."))
           : rows.map((d) =>
-              el(
-                "tr",
-                {},
-                el("td", {}, d.date),
-                el("td", { class: "number" }, String(d.runs)),
-                el("td", { class: "number" }, d.tokens.toLocaleString()),
-                el("td", { class: "number" }, usd(d.cost)),
+              labelled(
+                el(
+                  "tr",
+                  {},
+                  el("td", { class: "date" }, d.date),
+                  el("td", { class: "number" }, String(d.runs)),
+                  el("td", { class: "number" }, d.tokens.toLocaleString()),
+                  byTokens ? null : el("td", { class: "number" }, usd(d.cost)),
+                ),
+                columns,
               ),
             ),
       ),

@@ -833,6 +833,19 @@ export interface operations {
                             status: "configured" | "not_configured";
                             model?: string;
                         };
+                        /** @description The search modes GET /items answers here (semantic and hybrid need an embedding model) */
+                        search: {
+                            modes: ("hybrid" | "keyword" | "semantic")[];
+                            /** @enum {string} */
+                            default: "hybrid" | "keyword" | "semantic";
+                        };
+                        /** @description The models that write memories; not_configured: GET /memory answers 503 llm_not_configured */
+                        llm: {
+                            /** @enum {string} */
+                            status: "configured" | "not_configured";
+                            /** @description The models are the fake LLM of npm run dev -- --fake-llm (LLM_FAKE) */
+                            fake: boolean;
+                        };
                     };
                 };
             };
@@ -851,6 +864,19 @@ export interface operations {
                             /** @enum {string} */
                             status: "configured" | "not_configured";
                             model?: string;
+                        };
+                        /** @description The search modes GET /items answers here (semantic and hybrid need an embedding model) */
+                        search: {
+                            modes: ("hybrid" | "keyword" | "semantic")[];
+                            /** @enum {string} */
+                            default: "hybrid" | "keyword" | "semantic";
+                        };
+                        /** @description The models that write memories; not_configured: GET /memory answers 503 llm_not_configured */
+                        llm: {
+                            /** @enum {string} */
+                            status: "configured" | "not_configured";
+                            /** @description The models are the fake LLM of npm run dev -- --fake-llm (LLM_FAKE) */
+                            fake: boolean;
                         };
                     };
                 };
@@ -1221,6 +1247,12 @@ export interface operations {
                          * @enum {string}
                          */
                         semanticIndex: "indexed" | "pending" | "not_configured";
+                        /** @description The statements of the caller's current memory that cite the item, in the memory's order */
+                        citedBy: {
+                            id: string;
+                            section: string;
+                            text: string;
+                        }[];
                     };
                 };
             };
@@ -1566,10 +1598,18 @@ export interface operations {
                                 firstStated: string | null;
                             };
                             /**
-                             * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
+                             * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it (also listed when this version held it when written and it was dismissed from it since)
                              * @enum {string}
                              */
                             reason: "superseded" | "unsupported" | "dropped" | "redacted" | "dismissed";
+                            /** @description dismissed: the dismissal, while it stands (withdrawn: absent), with the subject's own reason */
+                            dismissal?: {
+                                /** Format: uuid */
+                                id: string;
+                                reason: string | null;
+                                /** Format: date-time */
+                                at: string;
+                            };
                         }[];
                         kept: {
                             /** @description Stable while the statement is carried unchanged from version to version */
@@ -2048,7 +2088,13 @@ export interface operations {
                             generatorModel: string;
                             judgeModel: string;
                             statementCount: number;
+                            /** @description When a statement was last taken out of it (redacted or dismissed) */
                             redactedAt: string | null;
+                            /** @description Statements taken out after it was written: dismissed by the subject, redacted on access loss */
+                            takenOut: {
+                                dismissed: number;
+                                redacted: number;
+                            };
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -2921,10 +2967,18 @@ export interface operations {
                                 firstStated: string | null;
                             };
                             /**
-                             * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
+                             * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it (also listed when this version held it when written and it was dismissed from it since)
                              * @enum {string}
                              */
                             reason: "superseded" | "unsupported" | "dropped" | "redacted" | "dismissed";
+                            /** @description dismissed: the dismissal, while it stands (withdrawn: absent), with the subject's own reason */
+                            dismissal?: {
+                                /** Format: uuid */
+                                id: string;
+                                reason: string | null;
+                                /** Format: date-time */
+                                at: string;
+                            };
                         }[];
                         kept: {
                             /** @description Stable while the statement is carried unchanged from version to version */
@@ -3446,7 +3500,13 @@ export interface operations {
                             generatorModel: string;
                             judgeModel: string;
                             statementCount: number;
+                            /** @description When a statement was last taken out of it (redacted or dismissed) */
                             redactedAt: string | null;
+                            /** @description Statements taken out after it was written: dismissed by the subject, redacted on access loss */
+                            takenOut: {
+                                dismissed: number;
+                                redacted: number;
+                            };
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -3728,6 +3788,14 @@ export interface operations {
                             status: number;
                         }[];
                         nextCursor: string | null;
+                        /** @description The titles of the events' items the caller may see (the first 5 of each event) */
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note";
+                            title: string | null;
+                        }[];
                     };
                 };
             };
@@ -3922,6 +3990,14 @@ export interface operations {
                             status: number;
                         }[];
                         nextCursor: string | null;
+                        /** @description The titles of the events' items the caller may see (the first 5 of each event) */
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "email" | "message" | "task" | "doc" | "call" | "event" | "file" | "pull_request" | "contact" | "note";
+                            title: string | null;
+                        }[];
                     };
                     "application/x-ndjson": {
                         /** Format: uuid */

@@ -57,6 +57,7 @@ export function workerVarsFor(
     OPENAI_API_KEY: "fake-key",
     GENERATOR_MODEL: "anthropic:fake-generator",
     JUDGE_MODEL: "openai:fake-judge",
+    LLM_FAKE: "true",
   };
 }
 

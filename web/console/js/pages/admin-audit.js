@@ -21,6 +21,7 @@ const dayStart = (/** @type {string | null} */ day) => (day ? `${day}T00:00:00Z`
 
 /** @param {PageContext} context */
 export async function renderAdminAudit({ main, params }) {
+  main.classList.add("wide");
   const value = (/** @type {string} */ name) => params.get(name) ?? "";
   const action = value("action");
   const actions = await auditActions();

@@ -5,10 +5,11 @@
 /** @import { WorkspaceUsage, UsageDay } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { answerOf } from "../api.js";
-import { el, replace } from "../dom.js";
+import { el, labelled, replace } from "../dom.js";
 import { usagePage } from "../routes.js";
-import { costChart, everyDay, usd } from "../usage-chart.js";
+import { chartsTokens, costChart, everyDay, usd } from "../usage-chart.js";
 
+const USAGE_COLUMNS = ["Subject", "Runs", "LLM calls", "Reads", "Tokens in / out", "Estimated cost"];
 const SORTS = /** @type {const} */ (["cost", "tokens", "subject"]);
 
 /**
@@ -20,6 +21,7 @@ const field = (id, label, control) => el("div", { class: "field" }, el("label", 
 
 /** @param {PageContext} context */
 export async function renderAdminUsage({ main, params }) {
+  main.classList.add("wide");
   const sortParam = params.get("sort") ?? "cost";
   const sort = SORTS.find((s) => s === sortParam) ?? "cost";
   const usage = /** @type {WorkspaceUsage} */ (
@@ -71,6 +73,8 @@ export async function renderAdminUsage({ main, params }) {
       );
     }
 
+  const days = everyDay([...total.values()], usage.since, usage.until);
+
   /** @param {typeof SORTS[number]} by @param {string} label */
   const sortLink = (by, label) =>
     by === sort
@@ -86,7 +90,7 @@ export async function renderAdminUsage({ main, params }) {
       { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Usage per subject" },
       el(
         "table",
-        { class: "usage" },
+        { class: "usage stack" },
         el("caption", {}, `Per subject, ${usage.since} to ${usage.until}, by ${sort}`),
         el(
           "thead",
@@ -106,26 +110,29 @@ export async function renderAdminUsage({ main, params }) {
           usage.subjects.length === 0
             ? el("tr", {}, el("td", { colspan: 6 }, "No usage in this range."))
             : usage.subjects.map((s) =>
-                el(
-                  "tr",
-                  { class: "usage-subject" },
-                  el("th", { scope: "row" }, s.subject),
-                  el("td", { class: "number" }, String(s.runs)),
-                  el("td", { class: "number" }, String(s.llmCalls)),
-                  el("td", { class: "number" }, String(s.reads)),
+                labelled(
                   el(
-                    "td",
-                    { class: "number" },
-                    `${s.inputTokens.toLocaleString()} / ${s.outputTokens.toLocaleString()}`,
+                    "tr",
+                    { class: "usage-subject" },
+                    el("th", { scope: "row" }, s.subject),
+                    el("td", { class: "number" }, String(s.runs)),
+                    el("td", { class: "number" }, String(s.llmCalls)),
+                    el("td", { class: "number" }, String(s.reads)),
+                    el(
+                      "td",
+                      { class: "number" },
+                      `${s.inputTokens.toLocaleString()} / ${s.outputTokens.toLocaleString()}`,
+                    ),
+                    el("td", { class: "number" }, usd(s.estimatedCostUsd)),
                   ),
-                  el("td", { class: "number" }, usd(s.estimatedCostUsd)),
+                  USAGE_COLUMNS,
                 ),
               ),
         ),
       ),
     ),
-    el("h2", {}, "Estimated cost per day"),
-    costChart(everyDay([...total.values()], usage.since, usage.until), "Workspace estimated cost per day"),
+    el("h2", {}, chartsTokens(days) ? "Tokens per day" : "Estimated cost per day"),
+    costChart(days, "Workspace estimated cost per day", "Workspace tokens per day"),
     el("p", { class: "muted" }, "Models without a price in MODEL_PRICES count tokens only, at no cost."),
   );
 }

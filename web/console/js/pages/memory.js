@@ -1,14 +1,17 @@
 /**
  * The memory page: the user's (or a team's) memory, statement by statement with its citations; what state
- * it is in (generating with the run's progress, empty, stale, failing with the reason); refresh; dismiss.
+ * it is in (generating with the run's progress, empty, stale, failing with the reason); refresh; dismiss;
+ * add a note; the dismissals, each of which can be withdrawn. Written by the fake LLM (dev), it says so.
  */
 /** @import { MemoryDocument, EmptyMemory, Generating, Statement, Run, RunsPage } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { ApiError, memoryAnswerOf, memoryRequest } from "../api.js";
+import { fakeModel } from "../contract.js";
 import { el, notice, replace, time } from "../dom.js";
+import { addNoteForm, dismissalsSection } from "../memory-actions.js";
 import { runsPage, versionsPage } from "../routes.js";
 import { hasScope } from "../session.js";
-import { bySection, statementItem } from "../statements.js";
+import { bySection, fakeBadge, statementItem } from "../statements.js";
 
 /** How long one poll of a memory being generated holds (the API's ?wait=, seconds). */
 const WAIT_SECONDS = 5;
@@ -26,6 +29,8 @@ export async function renderMemory({ main, subject, who }) {
   const body = el("div", { class: "memory-body" });
   const refresh = el("button", { type: "button" }, "Refresh");
   const dialog = dismissDialog();
+  const fake = await fakeModel();
+  const dismissals = dismissalsSection(subject.team, canWrite);
 
   replace(
     main,
@@ -37,8 +42,10 @@ export async function renderMemory({ main, subject, who }) {
       el("a", { href: versionsPage(subject.team) }, "Versions"),
       el("a", { href: runsPage(subject.team) }, "Runs"),
     ),
+    canWrite ? addNoteForm(subject.team) : null,
     status,
     body,
+    dismissals.element,
     dialog.element,
   );
 
@@ -94,6 +101,7 @@ export async function renderMemory({ main, subject, who }) {
         "Generated ",
         time(memory.generatedAt),
         ` · version ${memory.version.slice(0, 8)} · ${memory.statements?.length ?? 0} statements`,
+        fake ? [" ", fakeBadge()] : null,
       ),
       memory.stale
         ? notice(
@@ -116,7 +124,7 @@ export async function renderMemory({ main, subject, who }) {
                       "button",
                       {
                         type: "button",
-                        class: "link-button",
+                        class: "link-button danger",
                         "aria-label": `Dismiss: ${statement.text}`,
                         onclick: () => dialog.open(statement, () => dismiss(statement)),
                       },
@@ -137,6 +145,7 @@ export async function renderMemory({ main, subject, who }) {
       body: reason ? { reason } : {},
     });
     say("Dismissed. Later runs will not state it again.");
+    await dismissals.load();
     const answer = await memoryRequest(subject.team, "getMemory", { query: { format: "json" } });
     if (answer.status === 200 && !("empty" in /** @type {object} */ (answer.body))) {
       const memory = /** @type {MemoryDocument} */ (answer.body);
@@ -183,6 +192,7 @@ export async function renderMemory({ main, subject, who }) {
   });
 
   await load();
+  await dismissals.load();
 }
 
 /**
@@ -254,7 +264,7 @@ function failing(error) {
 function dismissDialog() {
   const text = el("blockquote", { class: "dismiss-text" });
   const reason = el("textarea", { id: "dismiss-reason", name: "reason", rows: 3, maxlength: 1000 });
-  const confirm = el("button", { type: "submit", value: "dismiss" }, "Dismiss statement");
+  const confirm = el("button", { type: "submit", value: "dismiss", class: "danger" }, "Dismiss statement");
   const error = el("div", {});
   const form = el(
     "form",
@@ -269,7 +279,11 @@ function dismissDialog() {
       "div",
       { class: "toolbar" },
       confirm,
-      el("button", { type: "button", value: "cancel", onclick: () => element.close() }, "Cancel"),
+      el(
+        "button",
+        { type: "button", value: "cancel", class: "secondary", onclick: () => element.close() },
+        "Cancel",
+      ),
     ),
   );
   const element = el("dialog", { "aria-labelledby": "dismiss-title" }, form);

@@ -7,6 +7,7 @@ import { el, replace } from "../dom.js";
 
 /** @param {PageContext} context */
 export async function renderMyActivity({ main }) {
+  main.classList.add("wide");
   const table = await auditTable("myAudit", {}, "Reads of your memory and items, newest first");
   replace(
     main,

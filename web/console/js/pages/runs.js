@@ -5,7 +5,7 @@
 /** @import { RunsPage, Run, Usage } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { answerOf, memoryAnswerOf } from "../api.js";
-import { el, replace, time } from "../dom.js";
+import { el, labelled, replace, shortTime } from "../dom.js";
 import { memoryPage } from "../routes.js";
 import { costChart, everyDay, usd } from "../usage-chart.js";
 
@@ -26,6 +26,7 @@ const PAGE_SIZE = 20;
 
 /** @param {PageContext} context */
 export async function renderRuns({ main, subject }) {
+  main.classList.add("wide");
   const body = el("tbody", {});
   const more = el("div", {});
   replace(
@@ -37,7 +38,7 @@ export async function renderRuns({ main, subject }) {
       { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Runs, newest first" },
       el(
         "table",
-        { class: "runs" },
+        { class: "runs stack" },
         el("caption", {}, "Newest first"),
         el(
           "thead",
@@ -45,16 +46,7 @@ export async function renderRuns({ main, subject }) {
           el(
             "tr",
             {},
-            [
-              "Queued",
-              "Trigger",
-              "Outcome",
-              "Turns",
-              "Tool calls",
-              "Tokens per model",
-              "Judge",
-              "Dropped",
-            ].map((h) => el("th", { scope: "col" }, h)),
+            RUN_COLUMNS.map((h) => el("th", { scope: "col" }, h)),
           ),
         ),
         body,
@@ -88,6 +80,7 @@ async function myUsage() {
   const usage = /** @type {Usage} */ (await answerOf("myUsage"));
   const cost = usage.days.reduce((sum, day) => sum + day.estimatedCostUsd, 0);
   const runs = usage.days.reduce((sum, day) => sum + day.runs, 0);
+  const tokens = usage.days.reduce((sum, day) => sum + day.inputTokens + day.outputTokens, 0);
   return el(
     "section",
     { class: "my-usage", "aria-labelledby": "my-usage-title" },
@@ -95,12 +88,30 @@ async function myUsage() {
     el(
       "p",
       {},
-      `${usage.since} to ${usage.until}: ${runs} run${runs === 1 ? "" : "s"}, estimated ${usd(cost)}`,
-      el("span", { class: "muted" }, " (models without a price count tokens only)"),
+      `${usage.since} to ${usage.until}: ${runs} run${runs === 1 ? "" : "s"}, `,
+      cost > 0 || tokens === 0
+        ? `estimated ${usd(cost)}`
+        : `${tokens.toLocaleString()} tokens (no model has a price in MODEL_PRICES, so no cost is estimated)`,
+      cost > 0 ? el("span", { class: "muted" }, " (models without a price count tokens only)") : null,
     ),
-    costChart(everyDay(usage.days, usage.since, usage.until), "Your estimated cost per day"),
+    costChart(
+      everyDay(usage.days, usage.since, usage.until),
+      "Your estimated cost per day",
+      "Your tokens per day",
+    ),
   );
 }
+
+const RUN_COLUMNS = [
+  "Queued",
+  "Trigger",
+  "Outcome",
+  "Turns",
+  "Tool calls",
+  "Tokens per model",
+  "Judge",
+  "Dropped",
+];
 
 /** @param {Run} run */
 function runRow(run) {
@@ -110,56 +121,59 @@ function runRow(run) {
     ...(details.salvaged?.statements ?? []).map((s) => `${s.text} (${s.reason})`),
     ...(details.superseded ?? []).map((s) => `${s.text} (superseded)`),
   ];
-  return el(
-    "tr",
-    {},
-    el("td", {}, time(run.queuedAt)),
-    el("td", {}, run.trigger),
+  return labelled(
     el(
-      "td",
+      "tr",
       {},
-      el("span", { class: `badge run-${run.status}` }, run.status),
-      run.attempt > 1 ? ` attempt ${run.attempt}` : "",
-      details.errorCode
-        ? el("div", { class: "muted" }, `${details.errorCode}: ${details.errorMessage ?? ""}`)
-        : null,
-    ),
-    el("td", { class: "number" }, String(details.turns ?? 0)),
-    el("td", { class: "number" }, String(details.toolCalls ?? 0)),
-    el(
-      "td",
-      {},
-      usage.length === 0
-        ? "—"
-        : el(
-            "ul",
-            { class: "plain" },
-            usage.map(([model, u]) =>
-              el(
-                "li",
-                {},
-                `${model}: ${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out`,
+      el("td", {}, shortTime(run.queuedAt)),
+      el("td", {}, run.trigger),
+      el(
+        "td",
+        {},
+        el("span", { class: `badge run-${run.status}` }, run.status),
+        run.attempt > 1 ? ` attempt ${run.attempt}` : "",
+        details.errorCode
+          ? el("div", { class: "muted" }, `${details.errorCode}: ${details.errorMessage ?? ""}`)
+          : null,
+      ),
+      el("td", { class: "number" }, String(details.turns ?? 0)),
+      el("td", { class: "number" }, String(details.toolCalls ?? 0)),
+      el(
+        "td",
+        {},
+        usage.length === 0
+          ? "—"
+          : el(
+              "ul",
+              { class: "plain" },
+              usage.map(([model, u]) =>
+                el(
+                  "li",
+                  {},
+                  `${model}: ${u.inputTokens.toLocaleString()} in, ${u.outputTokens.toLocaleString()} out`,
+                ),
               ),
             ),
-          ),
+      ),
+      el(
+        "td",
+        {},
+        details.verdict
+          ? `${details.verdict.accepted ? "accepted" : "rejected"}: ${details.verdict.reason}`
+          : "—",
+      ),
+      el(
+        "td",
+        {},
+        dropped.length === 0
+          ? "—"
+          : el(
+              "ul",
+              { class: "plain" },
+              dropped.map((text) => el("li", {}, text)),
+            ),
+      ),
     ),
-    el(
-      "td",
-      {},
-      details.verdict
-        ? `${details.verdict.accepted ? "accepted" : "rejected"}: ${details.verdict.reason}`
-        : "—",
-    ),
-    el(
-      "td",
-      {},
-      dropped.length === 0
-        ? "—"
-        : el(
-            "ul",
-            { class: "plain" },
-            dropped.map((text) => el("li", {}, text)),
-          ),
-    ),
+    RUN_COLUMNS,
   );
 }

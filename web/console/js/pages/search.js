@@ -1,7 +1,8 @@
 /**
  * The search page: the items the user may see that match a query and filters (kind, dates, people), with
  * each hit's snippet, a page at a time. The filters are a GET form, so a search has an address.
- * A search mode selector appears when the API's contract offers modes (searchModes).
+ * A search mode selector appears when the service answers more than one mode (GET /health: keyword only
+ * without an embedding model).
  */
 /** @import { SearchPage, ItemKind } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
@@ -18,6 +19,7 @@ const PAGE_SIZE = 20;
 export async function renderSearch({ main, params }) {
   const q = params.get("q") ?? "";
   const kinds = (params.get("kind") ?? "").split(",").filter(Boolean);
+  /** @type {string[]} */
   const modes = await searchModes();
   const mode = params.get("mode") ?? "";
   const results = el("ol", { class: "hits" });
@@ -92,7 +94,7 @@ export async function renderSearch({ main, params }) {
       .split(",")
       .map((p) => p.trim())
       .filter(Boolean),
-    ...(modes.length > 1 && mode ? { mode } : {}),
+    ...(modes.length > 1 && modes.includes(mode) ? { mode } : {}),
     limit: PAGE_SIZE,
   };
 

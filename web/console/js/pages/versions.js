@@ -6,9 +6,10 @@
 /** @import { operations } from "../../../../clients/typescript/src/generated/openapi.js" */
 /** @import { PageContext } from "../pages.js" */
 import { ApiError, memoryAnswerOf } from "../api.js";
+import { fakeModel } from "../contract.js";
 import { el, notice, replace, time } from "../dom.js";
 import { memoryPage, versionsPage } from "../routes.js";
-import { bySection, statementItem } from "../statements.js";
+import { bySection, fakeBadge, statementItem } from "../statements.js";
 
 /** @typedef {operations["diffVersion"]["responses"][200]["content"]["application/json"]} VersionDiff */
 
@@ -20,7 +21,7 @@ const REMOVAL_REASONS = {
   unsupported: "its cited items did not support it",
   dropped: "the generator left it out",
   redacted: "a cited item was withdrawn",
-  dismissed: "dismissed",
+  dismissed: "dismissed by you",
 };
 
 /** @param {PageContext} context */
@@ -29,7 +30,8 @@ export async function renderVersions({ main, subject, params }) {
   const diff = el("section", { class: "diff", "aria-labelledby": "diff-title" });
   const timeline = el("ol", { class: "timeline" });
   const more = el("div", {});
-  const asOf = asOfForm(subject.team);
+  const fake = await fakeModel();
+  const asOf = asOfForm(subject.team, fake);
 
   replace(
     main,
@@ -59,12 +61,19 @@ export async function renderVersions({ main, subject, params }) {
           time(version.createdAt),
           " ",
           version.current === true ? el("span", { class: "badge" }, "current") : null,
-          version.redactedAt ? el("span", { class: "badge badge-warning" }, "redacted") : null,
+          version.takenOut.dismissed > 0
+            ? el("span", { class: "badge badge-dismissed" }, `${version.takenOut.dismissed} dismissed`)
+            : null,
+          version.takenOut.redacted > 0
+            ? el("span", { class: "badge badge-warning" }, `${version.takenOut.redacted} redacted`)
+            : null,
           el(
             "span",
             { class: "muted" },
-            ` ${version.statementCount} statements · ${version.generatorModel} judged by ${version.judgeModel} · `,
+            ` ${version.statementCount} statements · ${version.generatorModel} judged by ${version.judgeModel} `,
           ),
+          fake ? fakeBadge() : null,
+          " · ",
           el(
             "a",
             {
@@ -89,15 +98,23 @@ export async function renderVersions({ main, subject, params }) {
     const changes = /** @type {VersionDiff} */ (
       await memoryAnswerOf(subject.team, "diffVersion", { params: { id: selected } })
     );
-    replace(diff, ...diffView(changes));
+    replace(diff, ...diffView(changes, fake));
   }
   await loadPage(null);
 }
 
-/** @param {VersionDiff} changes */
-function diffView(changes) {
+/**
+ * @param {VersionDiff} changes
+ * @param {boolean} fake whether the fake LLM wrote the memories here
+ */
+function diffView(changes, fake) {
   return [
-    el("h2", { id: "diff-title" }, `Changes in version ${changes.to.slice(0, 8)}`),
+    el(
+      "h2",
+      { id: "diff-title" },
+      `Changes in version ${changes.to.slice(0, 8)}`,
+      fake ? [" ", fakeBadge()] : null,
+    ),
     el(
       "p",
       { class: "muted" },
@@ -115,11 +132,21 @@ function diffView(changes) {
     el(
       "ul",
       { class: "statements diff-removed" },
-      changes.removed.map(({ statement, reason }) =>
+      changes.removed.map(({ statement, reason, dismissal }) =>
         statementItem(
           statement,
           [],
-          [el("p", { class: "removal-reason" }, `Removed: ${REMOVAL_REASONS[reason]}`)],
+          [
+            el(
+              "p",
+              { class: "removal-reason" },
+              `Removed: ${REMOVAL_REASONS[reason]}`,
+              dismissal
+                ? [" ", time(dismissal.at), dismissal.reason ? ` (why: ${dismissal.reason})` : ""]
+                : "",
+              reason === "dismissed" && !dismissal ? " (the dismissal was withdrawn since)" : "",
+            ),
+          ],
         ),
       ),
     ),
@@ -136,8 +163,11 @@ function diffView(changes) {
   ];
 }
 
-/** @param {string | null} team */
-function asOfForm(team) {
+/**
+ * @param {string | null} team
+ * @param {boolean} fake whether the fake LLM wrote the memories here
+ */
+function asOfForm(team, fake) {
   const input = el("input", { type: "datetime-local", id: "as-of", name: "asOf", required: true });
   const result = el("div", {});
   const form = el(
@@ -163,6 +193,7 @@ function asOfForm(team) {
           `Version ${past.version.slice(0, 8)}, written `,
           time(past.createdAt),
           past.current ? " (still current)" : "",
+          fake ? [" ", fakeBadge()] : null,
         ),
         bySection(past.statements ?? [], (s) => statementItem(s), "h3"),
       );
