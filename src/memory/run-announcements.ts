@@ -1,9 +1,10 @@
 /**
  * What a run tells the webhooks (domain/webhook-events.ts): a new current version, with how its statements
- * relate to the previous version's, and failed attempts from the second in a row on. Ids and counts only;
- * a refusal of the queue is logged and never fails the run.
+ * relate to the previous version's (reason `redaction` when a redaction asked for the run, else `refresh`),
+ * and failed attempts from the second in a row on. Ids and counts only. The event is recorded in the outbox
+ * right after the version's write; if even that fails it is logged, and never fails the run.
  */
-import type { Statement } from "../domain/memory";
+import type { RunTrigger, Statement } from "../domain/memory";
 import {
   statementChanges,
   type WebhookEvents,
@@ -18,7 +19,7 @@ const REPEATED_FAILURES = 2;
 type AnnounceLog = (level: "warn", msg: string, subjectKey: string, error: unknown) => void;
 
 export interface Announcer {
-  webhooks?: WebhookEvents;
+  webhooks?: Pick<WebhookEvents, "emit">;
   log: AnnounceLog;
 }
 
@@ -28,13 +29,15 @@ export function announceNewVersion(
   at: Date,
   version: { id: string; statements: readonly Statement[] },
   previous: { versionId: string; statements: readonly Statement[] } | null,
+  trigger: RunTrigger,
 ): Promise<void> {
   return announce(deps, subjectKey, (workspaceId, subject) =>
     webhookPayload("memory.updated", workspaceId, at, {
       subject,
       version: version.id,
       previousVersion: previous?.versionId ?? null,
-      reason: "refresh",
+      // A run asked for because the memory was redacted (an item deleted, access lost) rebuilds it.
+      reason: trigger === "delete" ? "redaction" : "refresh",
       statements: statementChanges(previous?.statements ?? null, version.statements),
     }),
   );

@@ -80,7 +80,7 @@ export interface RunExecutionDeps {
   /** The subject's daily budgets and the price table they are estimated with; none when absent. */
   budgets?: { daily: DailyBudgets; prices: ModelPrices };
   /** Where a new version and repeated failures are announced (the webhooks queue); none: not announced. */
-  webhooks?: WebhookEvents;
+  webhooks?: Pick<WebhookEvents, "emit">;
 }
 
 /** What a run read before generating, which its ending needs again. */
@@ -229,7 +229,7 @@ async function record(
       const refused = written?.value;
       if (refused?.written) {
         const version = { id: refused.versionId, statements };
-        await announceNewVersion(deps, start.subjectKey, finishedAt, version, context.previous);
+        await announceNewVersion(deps, start.subjectKey, finishedAt, version, context.previous, run.trigger);
         await cacheServedMemory(deps, start.subjectKey, run.id);
         await finish(deps, run.id, { kind: "succeeded" });
         return;

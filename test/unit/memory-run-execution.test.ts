@@ -232,6 +232,15 @@ describe("a run of the memory pipeline", () => {
     expect(JSON.stringify(emitted)).not.toMatch(/payments|billing|March/);
   });
 
+  it("announces a version made because the memory was redacted with the reason redaction", async () => {
+    const h = harness(new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] }));
+    const emitted: WebhookPayload[] = [];
+    h.deps.webhooks = { emit: async (payload) => void emitted.push(payload) };
+    h.request("delete");
+    await h.alarm();
+    expect(emitted).toMatchObject([{ type: "memory.updated", data: { reason: "redaction" } }]);
+  });
+
   it("announces repeated failures from the second on, and a refused announcement never fails the run", async () => {
     const h = harness(
       new FakeGenerator(
