@@ -3,7 +3,9 @@
  * that can refuse: an event the queue refuses stays in the outbox and is handed over later, after a growing
  * delay, never in a loop; and how a new version's statements are counted against the previous one's.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_OUTBOX_CRON } from "../../src/cron/webhook-outbox-cron";
 import { outboxRetryDelaySeconds, WEBHOOK_OUTBOX_MAX_ATTEMPTS } from "../../src/domain/webhook-delivery";
 import { statementChanges, type WebhookEvent, webhookPayload } from "../../src/domain/webhook-events";
 import type { ClaimedOutboxEvent, WebhookOutbox } from "../../src/domain/webhooks";
@@ -116,6 +118,12 @@ describe("the webhooks' outbox", () => {
     expect(Math.max(...delays)).toBe(3600);
     expect(delays.reduce((a, b) => a + b, 0) / 3600).toBeGreaterThan(36);
     expect(outboxRetryDelaySeconds(WEBHOOK_OUTBOX_MAX_ATTEMPTS)).toBeNull();
+  });
+
+  it("is flushed by a cron wrangler.toml declares beside the daily sweep's", () => {
+    const toml = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
+    const crons = /^crons = (\[.*\])$/m.exec(toml)?.[1] ?? "[]";
+    expect(JSON.parse(crons)).toEqual(["0 3 * * *", WEBHOOK_OUTBOX_CRON]);
   });
 
   it("records nothing without a queue (webhooks off)", async () => {
