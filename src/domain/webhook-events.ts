@@ -79,6 +79,15 @@ export function statementChanges(
   };
 }
 
+/**
+ * The `memory.updated` a run's new version announces, but for the version's id: the runs ledger writes it with
+ * the version, in the same transaction, once the id exists.
+ */
+export interface VersionAnnouncement {
+  workspaceId: string;
+  data: Omit<WebhookEventData<"memory.updated">, "version">;
+}
+
 /** An event as the outbox keeps it: its id is the one every delivery of it derives its own from. */
 export interface WebhookEvent {
   id: string;
