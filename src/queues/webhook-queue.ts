@@ -3,7 +3,8 @@
  * (by the change itself, in its own transaction, or by `emit` right after it), then handed to the queue; its
  * consumer (cron/webhook-consumer.ts) turns each into deliveries, which travel the same queue. A refused
  * hand-over leaves the event in the outbox, due again after a growing delay; the next `flush` (after a later
- * change, or the cron every few minutes) sends it. Without the binding, webhooks are off: nothing is recorded.
+ * change, or the cron every few minutes) sends it. Without the binding, webhooks are off: `emit` records nothing,
+ * and what a change recorded in its own transaction waits in the outbox for a worker that has the binding.
  */
 import type { Clock } from "../domain/clock";
 import { outboxRetryDelaySeconds, WEBHOOK_CLAIM_MS } from "../domain/webhook-delivery";
