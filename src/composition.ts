@@ -26,6 +26,7 @@ import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSignInCodes } from "./db/pg-sign-in-codes";
 import { createPgSweepSource } from "./db/pg-sweep-source";
 import { createPgUsageStore } from "./db/pg-usage-store";
+import { createPgWebhookOutbox } from "./db/pg-webhook-outbox";
 import { createPgWebhookStore } from "./db/pg-webhook-store";
 import { createPgWorkspaceStore } from "./db/pg-workspace-store";
 import { createSweepCursorStore } from "./db/sweep-cursor";
@@ -116,7 +117,13 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
       auditStore: (s) => createPgAuditStore(s.db()),
       usage: (s) => createPgUsageStore(s.db()),
       webhooks: (s) => createPgWebhookStore(s.db()),
-      webhookEvents: () => createWebhookEvents(env.WEBHOOK_QUEUE),
+      webhookEvents: (s) =>
+        createWebhookEvents({
+          queue: env.WEBHOOK_QUEUE,
+          outbox: createPgWebhookOutbox(s.db()),
+          clock,
+          logFields: errorModel.logFields,
+        }),
     },
     () => createDb(config),
   );
@@ -210,7 +217,12 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     leaseMarginMs: AGENT_DEFAULTS.leaseMarginMs,
     budgets: { daily: config.usage.daily, prices: config.usage.prices },
     logFields: errorModel.logFields,
-    webhooks: createWebhookEvents(env.WEBHOOK_QUEUE),
+    webhooks: createWebhookEvents({
+      queue: env.WEBHOOK_QUEUE,
+      outbox: createPgWebhookOutbox(db),
+      clock,
+      logFields: errorModel.logFields,
+    }),
   };
 }
 

@@ -9,6 +9,7 @@ import { runSweep } from "./cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "./cron/embed-consumer";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
 import { consumeWebhookBatch, consumeWebhookDeadLetters } from "./cron/webhook-consumer";
+import { flushWebhookOutbox, WEBHOOK_OUTBOX_CRON } from "./cron/webhook-outbox-cron";
 import { MemoryAgent as MemoryAgentShell } from "./do/memory-agent";
 import { receiveEmail } from "./email/inbound";
 import type { Env } from "./env";
@@ -26,8 +27,12 @@ export default {
   email: (message, env, ctx) => receiveEmail(message, buildServices(env, ctx)),
   async scheduled(controller, env, _ctx) {
     const services = buildServices(env);
-    await runSweep(services, controller);
-    await pruneAudit(services);
+    // Every few minutes only the webhooks' outbox; daily the sweep and the audit trail's retention too.
+    if (controller.cron !== WEBHOOK_OUTBOX_CRON) {
+      await runSweep(services, controller);
+      await pruneAudit(services);
+    }
+    await flushWebhookOutbox(services);
   },
   // One consumer per queue, chosen by the queue's name (wrangler.toml [[queues.consumers]]).
   async queue(batch, env, _ctx) {
@@ -52,6 +57,7 @@ export default {
           queue: env.WEBHOOK_QUEUE,
           clock: services.clock,
           allowLocal: services.config.webhooks.allowLocal,
+          logFields: services.errors.logFields,
         });
         return;
       case QUEUES.webhookDeadLetters:

@@ -37,6 +37,7 @@ function consumerWith(clock: Clock) {
     queue: { sendBatch: async (messages) => sent.push(...[...messages].map((m) => m.body)) },
     clock,
     allowLocal: true,
+    logFields: (error) => ({ error: error instanceof Error ? error.name : typeof error }),
   };
   /** Runs one message through the consumer as the queue would deliver it on its `attempts`-th try. */
   const consume = async (body: WebhookMessage, attempts = 1) => {
@@ -122,7 +123,7 @@ describe("a webhook event", () => {
     for (let attempt = 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
       const { retryDelay } = await consume(sent[0]!, attempt);
       if (retryDelay !== null) delays.push(retryDelay);
-      clock.advance(60_000);
+      clock.advance((retryDelay ?? 0) * 1000);
     }
     expect(await hooks.received()).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
     expect(delays).toHaveLength(WEBHOOK_MAX_ATTEMPTS - 1);
@@ -137,6 +138,34 @@ describe("a webhook event", () => {
       nextAttemptAt: null,
     });
     expect(new TextEncoder().encode(log!.lastResponse ?? "").length).toBe(WEBHOOK_RESPONSE_BYTES_KEPT);
+  });
+
+  it("is sent once for two messages of the same delivery, and a duplicate never sends it before it is due", async () => {
+    const clock = new TestClock(new Date());
+    const { sent, consume } = consumerWith(clock);
+    const acme = workspace();
+    const hooks = receiver(`twice-${acme}`);
+    await endpoint(acme, { url: hooks.url, events: ["memory.updated"] });
+    const eventId = crypto.randomUUID();
+    // The event's message redelivered: its delivery, never attempted yet, is planned and sent twice.
+    await consume({ kind: "event", eventId, payload: updated(acme) });
+    await consume({ kind: "event", eventId, payload: updated(acme) });
+    expect(sent).toHaveLength(2);
+    const both = await Promise.all([consume(sent[0]!), consume(sent[1]!)]);
+    expect(await hooks.received()).toHaveLength(1);
+    expect(both.map((c) => c.report.delivered).sort()).toEqual([0, 1]);
+
+    const failing = receiver(`twice-failing-${acme}`);
+    await failing.answer({ status: 500 });
+    const other = workspace();
+    await endpoint(other, { url: failing.url, events: ["memory.updated"] });
+    await consume({ kind: "event", eventId: crypto.randomUUID(), payload: updated(other) });
+    const delivery = sent.at(-1)!;
+    expect((await consume(delivery)).retryDelay).toBeGreaterThan(0);
+    // A copy of the message arriving before the retry is due is acknowledged without sending.
+    const early = await consume(delivery);
+    expect(early.result.explicitAcks).toHaveLength(1);
+    expect(await failing.received()).toHaveLength(1);
   });
 
   it("follows no redirect", async () => {

@@ -4,13 +4,9 @@
  * them with the standardwebhooks library; the deliveries log shows each attempt. Refusals: a private or
  * plain-http address in production terms, an unknown event, a non-admin, another workspace.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Env } from "../src/env";
-import worker from "../src/index";
-import { READ_WRITE, tokenFor } from "./support/auth";
+import { READ_WRITE } from "./support/auth";
 import { item, warmUpWorker } from "./support/items";
 import {
   clearAlarm,
@@ -21,6 +17,7 @@ import {
   statement,
 } from "./support/memory-agent";
 import { receiver } from "./support/webhook-receiver";
+import { sendAs } from "./support/worker-calls";
 
 const ADMIN = [...READ_WRITE, "admin"] as const;
 
@@ -30,27 +27,14 @@ afterEach(async () => {
   for (const key of agents.splice(0)) await clearAlarm(key);
 });
 
-async function send(
+const send = (
   user: string,
   method: string,
   path: string,
   body?: unknown,
   scopes: readonly string[] = ADMIN,
   workspace?: string,
-): Promise<Response> {
-  const token = await tokenFor(user, scopes, workspace ? { org_id: workspace } : {});
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const ctx = createExecutionContext();
-  const request = new Request(`http://local${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env as Env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
+) => sendAs({ user, scopes, ...(workspace ? { workspace } : {}) }, method, path, body);
 
 interface Delivery {
   id: string;

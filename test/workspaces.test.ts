@@ -4,15 +4,11 @@
  * (the cited text is gone from the current and every old version, the ETag changed, and a run was asked
  * for, all by the time the request that caused it returns).
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_WORKSPACE, teamKey, userKey } from "../src/domain/workspaces";
-import type { Env } from "../src/env";
-import worker from "../src/index";
 import { etagOf } from "../src/memory/read-model";
-import { READ_WRITE, tokenFor } from "./support/auth";
+import { READ_WRITE } from "./support/auth";
 import { item, warmUpWorker } from "./support/items";
 import {
   agentStub,
@@ -24,6 +20,7 @@ import {
   statement,
   testDb,
 } from "./support/memory-agent";
+import { sendAs, type Caller as WorkerCaller } from "./support/worker-calls";
 import { registerMembersIn } from "./support/workspaces";
 
 const ADMIN = [...READ_WRITE, "admin"] as const;
@@ -34,28 +31,10 @@ afterEach(async () => {
   for (const key of agents.splice(0)) await clearAlarm(key);
 });
 
-interface Caller {
-  workspace: string;
-  user: string;
-  scopes?: readonly string[];
-}
+type Caller = Required<Pick<WorkerCaller, "workspace" | "user">> & Pick<WorkerCaller, "scopes">;
 
-/** Calls the worker as `caller` (a token of their workspace) and waits for what it deferred. */
-async function send(caller: Caller, method: string, path: string, body?: unknown): Promise<Response> {
-  const claims = caller.workspace === DEFAULT_WORKSPACE ? {} : { org_id: caller.workspace };
-  const token = await tokenFor(caller.user, caller.scopes ?? READ_WRITE, claims);
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const ctx = createExecutionContext();
-  const request = new Request(`http://local${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env as Env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
+const send = (caller: Caller, method: string, path: string, body?: unknown) =>
+  sendAs(caller, method, path, body);
 
 async function ok<T>(res: Response, status = 200): Promise<T> {
   const text = await res.text();

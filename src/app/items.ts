@@ -13,11 +13,13 @@ import type { Services } from "./services";
 
 /**
  * Stores `inputs` (validated) as `owner`'s items, all or nothing; the material-change notices commit with
- * them, then the agents of everyone who gained material are told once each.
+ * them, then the agents of everyone who gained material are told once each. An update sharing an item with
+ * fewer targets redacts in the same write, which records its webhook events; they go to the queue after the answer.
  */
 export async function ingestItems(services: Services, owner: string, inputs: ItemInput[]) {
-  const { outcomes, affectedSubjects } = await services.items.upsert(owner, inputs);
+  const { outcomes, affectedSubjects, redactedSubjects } = await services.items.upsert(owner, inputs);
   await services.memoryEvents.notifyAgents(affectedSubjects, "ingest");
+  if (redactedSubjects.length > 0) await services.defer(services.webhookEvents.flush());
   // Off the response path; if the send fails, the daily backfill finds these items.
   await services.defer(enqueueChangedItems(services, outcomes));
   return outcomes;

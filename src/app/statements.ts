@@ -119,6 +119,8 @@ export async function dismissStatement(
   if (outcome.kind === "not_found") throw notFound("Statement in the current memory");
   event.version = outcome.versionId;
   await refreshCacheEntry(services, subjectKey);
+  // The dismissal's webhook event was recorded with it: handed to the queue after the answer.
+  await services.defer(services.webhookEvents.flush());
   const current = await services.memoryReader.current(subjectKey);
   const etag = current?.version ? etagOf(current.version) : "";
   return { dismissal: dismissalJson(outcome.dismissal), version: outcome.versionId, etag };

@@ -3,14 +3,16 @@
  * workspace (rows created once, then one delivery message each); a delivery message is one signed POST:
  * 10 s to answer, no redirect followed, at most 1 KB of the answer kept. A failed delivery is retried
  * through the queue on the schedule of domain/webhook-delivery.ts (about a day) and then marked dead; an
- * endpoint that failed every delivery for a day is disabled with the reason. A message the consumer cannot
- * handle at all (the database down) is retried by the queue and ends in its dead-letter queue, whose
- * consumer counts and logs it as lost.
+ * endpoint that failed every delivery for a day is disabled with the reason. Each attempt first claims its
+ * delivery, so a redelivered or duplicated message sends nothing twice and nothing before it is due. A message
+ * the consumer cannot handle at all (the database down) is retried by the queue and ends in its dead-letter
+ * queue, whose consumer counts and logs it as lost.
  */
 import { z } from "zod";
 import type { Clock } from "../domain/clock";
 import {
   keptResponseBody,
+  WEBHOOK_CLAIM_MS,
   WEBHOOK_RESPONSE_BYTES_KEPT,
   WEBHOOK_TIMEOUT_MS,
   webhookDelivered,
@@ -21,6 +23,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookPayload } from "../domain/webhook-even
 import { webhookHeaders } from "../domain/webhook-signature";
 import { webhookUrlProblem } from "../domain/webhook-url";
 import type { PendingDelivery, WebhookStore } from "../domain/webhooks";
+import { logLine } from "../log";
 import type { WebhookMessage } from "../queues/webhook-queue";
 
 /** A message that failed for a reason of ours (not the receiver's) is retried after this many seconds. */
@@ -46,6 +49,8 @@ export interface WebhookConsumerDeps {
   queue: { sendBatch(messages: Iterable<MessageSendRequest<WebhookMessage>>): Promise<unknown> };
   clock: Clock;
   allowLocal: boolean;
+  /** What may be logged about an error (the error model's logFields). */
+  logFields(error: unknown): Record<string, unknown>;
 }
 
 export interface WebhookBatchReport {
@@ -65,7 +70,7 @@ export async function consumeWebhookBatch(
     const parsed = webhookMessage.safeParse(message.body);
     if (!parsed.success) {
       report.malformed++;
-      log("error", "webhook_message_malformed", { queue: batch.queue, messageId: message.id });
+      logLine("error", "webhook_message_malformed", { queue: batch.queue, messageId: message.id });
       message.ack();
       continue;
     }
@@ -90,16 +95,16 @@ export async function consumeWebhookBatch(
         }
       }
     } catch (error) {
-      log("warn", "webhook_message_failed", {
+      logLine("warn", "webhook_message_failed", {
         queue: batch.queue,
         kind: parsed.data.kind,
         attempts: message.attempts,
-        error: error instanceof Error ? error.message : String(error),
+        ...deps.logFields(error),
       });
       message.retry({ delaySeconds: RETRY_OWN_FAILURE_SECONDS * 2 ** Math.min(message.attempts - 1, 5) });
     }
   }
-  log("info", "webhook_batch", { queue: batch.queue, ...report });
+  logLine("info", "webhook_batch", { queue: batch.queue, ...report });
   return report;
 }
 
@@ -107,7 +112,7 @@ export async function consumeWebhookBatch(
 export function consumeWebhookDeadLetters(batch: MessageBatch<unknown>): number {
   for (const message of batch.messages) {
     const parsed = webhookMessage.safeParse(message.body);
-    log("error", "webhook_lost", {
+    logLine("error", "webhook_lost", {
       queue: batch.queue,
       kind: parsed.success ? parsed.data.kind : "malformed",
       ...(parsed.success && parsed.data.kind === "delivery" ? { deliveryId: parsed.data.deliveryId } : {}),
@@ -125,8 +130,18 @@ type DeliveryOutcome =
   | { kind: "gone" };
 
 async function deliver(deliveryId: string, deps: WebhookConsumerDeps): Promise<DeliveryOutcome> {
-  const pending = await deps.store.pending(deliveryId, deps.clock.now());
-  if (!pending) return { kind: "gone" };
+  const now = deps.clock.now();
+  const claim = await deps.store.claim(deliveryId, now, new Date(now.getTime() + WEBHOOK_CLAIM_MS));
+  // Another consumer holds it: this message waits for the claim to end, then finds what that one did.
+  if (claim.kind === "busy") {
+    return {
+      kind: "retry",
+      delaySeconds: Math.max(1, Math.ceil((claim.until.getTime() - now.getTime()) / 1000)),
+    };
+  }
+  // Delivered, dead or removed, or not yet due (the message that scheduled the next attempt carries it).
+  if (claim.kind !== "claimed") return { kind: "gone" };
+  const { pending } = claim;
   const refusal = !pending.endpoint.enabled
     ? "not sent: the endpoint is disabled"
     : webhookUrlProblem(pending.endpoint.url, { allowLocal: deps.allowLocal });
@@ -203,11 +218,4 @@ async function readStart(body: ReadableStream<Uint8Array> | null, limit: number)
     await reader.cancel().catch(() => {});
   }
   return out.subarray(0, length);
-}
-
-function log(level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>): void {
-  const line = JSON.stringify({ level, msg, ...fields });
-  if (level === "error") console.error(line);
-  else if (level === "warn") console.warn(line);
-  else console.log(line);
 }

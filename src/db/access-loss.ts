@@ -12,14 +12,18 @@
  * the optimistic check (redacted_at) and is re-checked against the state after both. The subject's
  * dismissals citing such an item go in the same batch (their text came from it), and every redacted
  * statement is logged in its version's `removed` (id and section only). So do the words of the subject's
- * runs ledger that could have come from the item (forgetRunWords): the ledger keeps counts and ids.
+ * runs ledger that could have come from the item (forgetRunWords): the ledger keeps counts and ids. A
+ * `memory.redacted` webhook event per redacted subject is recorded in the same batch (ids and counts only).
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { RemovedStatement, Statement } from "../domain/memory";
+import { type WebhookEvent, webhookPayload } from "../domain/webhook-events";
+import { localName, workspaceOf } from "../domain/workspaces";
 import type { RedactedVersion } from "../memory/erasure-store";
 import { redactVersion } from "../memory/redaction";
 import { type Db, statementDeadline } from "./client";
 import { principalsOf } from "./item-rows";
+import { recordWebhookEvents } from "./pg-webhook-outbox";
 import { parseJson, uuidArray } from "./sql-values";
 
 /** Concurrent redactions of one version are retried this many times. */
@@ -77,7 +81,14 @@ export async function writeWithRedaction(
   // The worker's deadline first: a write it gave up on (a 503) is stopped by the database too, instead of
   // committing later (behind a lock, say) for the client's retry to find "unchanged".
   const lead = [db.execute(statementDeadline()), ...dismissals];
-  const batch = [...lead, ...writes, applyRedactions(db, payload, at), syncCurrentMarkdown(db, payload, at)];
+  const events = redactionEvents(citing, at);
+  const batch = [
+    ...lead,
+    ...writes,
+    applyRedactions(db, payload, at),
+    syncCurrentMarkdown(db, payload, at),
+    ...(events.length > 0 ? [db.execute(recordWebhookEvents(events, at))] : []),
+  ];
   const results = (await db.batch(batch as [BatchItem, ...BatchItem[]])).slice(lead.length);
   const updated = results[writes.length] as { rows: Record<string, unknown>[] };
   await repairMissed(db, missedIds(payload, updated.rows), at);
@@ -131,8 +142,28 @@ function lostAfter(change: AccessChange): SQL {
 
 // ---- reading, rewriting and repairing versions --------------------------------------------------------------
 
+/**
+ * One `memory.redacted` event per subject whose versions lose statements: how many versions, and the version
+ * now current (its ETag changes with the redaction), else the newest one redacted.
+ */
+function redactionEvents(citing: CitingRow[], at: Date): WebhookEvent[] {
+  const bySubject = new Map<string, CitingRow[]>();
+  for (const row of citing)
+    bySubject.set(row.version.subjectKey, [...(bySubject.get(row.version.subjectKey) ?? []), row]);
+  return [...bySubject].map(([subjectKey, rows]) => ({
+    id: crypto.randomUUID(),
+    payload: webhookPayload("memory.redacted", workspaceOf(subjectKey), at, {
+      subject: localName(subjectKey),
+      version: rows[0]?.current ?? rows[0]?.version.id ?? "",
+      versionsRedacted: rows.length,
+    }),
+  }));
+}
+
 interface CitingRow {
   version: { id: string; subjectKey: string; statements: Statement[] };
+  /** The subject's current version id, if it has one. */
+  current: string | null;
   /** redacted_at as Postgres printed it (optimistic check), or null. */
   redactedAt: string | null;
   /** Cited ids the subject can no longer see. */
@@ -143,7 +174,8 @@ async function readCiting(db: Db, where: SQL, lost: SQL): Promise<CitingRow[]> {
   const found = await db.execute(sql`
     select coalesce(json_agg(json_build_object(
       'id', v.id, 'subjectKey', v.subject_id, 'statements', v.statements, 'redactedAt', v.redacted_at::text,
-      'lost', lost.ids)), '[]'::json) as versions
+      'lost', lost.ids, 'current', (select m.current_version_id::text from memories m where m.subject_id = v.subject_id)
+    ) order by v.created_at desc), '[]'::json) as versions
     from memory_versions v,
       lateral (select array(select c::text from unnest(v.cited_item_ids) c where ${lost}) as ids) lost
     where ${where} and cardinality(lost.ids) > 0`);
@@ -156,8 +188,10 @@ async function readCiting(db: Db, where: SQL, lost: SQL): Promise<CitingRow[]> {
       statements: Statement[];
       redactedAt: string | null;
       lost: string[];
+      current: string | null;
     }) => ({
       version: { id: v.id, subjectKey: v.subjectKey, statements: v.statements },
+      current: v.current ?? null,
       redactedAt: v.redactedAt,
       lost: v.lost ?? [],
     }),

@@ -3,14 +3,18 @@
  * redaction does: markdown re-rendered, redacted_at set, so the ETag changes; the statement is logged in
  * `removed`) and records the dismissal, in one atomic batch that first locks the memories row, as a run's
  * accepted version does (pg-run-ledger.ts): a run that read the dismissals before this one committed has
- * its version refused, so the dismissed statement cannot come back through it.
+ * its version refused, so the dismissed statement cannot come back through it. The `memory.updated` webhook
+ * event (reason `dismissal`) commits with it.
  */
 import { sql } from "drizzle-orm";
 import type { RemovedStatement, Statement } from "../domain/memory";
 import { renderMemory } from "../domain/memory-render";
+import { statementChanges, webhookPayload } from "../domain/webhook-events";
+import { localName, workspaceOf } from "../domain/workspaces";
 import type { DismissalStore, DismissOutcome } from "../memory/dismissal-store";
 import type { Db } from "./client";
 import { readDismissals } from "./dismissal-rows";
+import { recordWebhookEvents } from "./pg-webhook-outbox";
 import { parseJson, uuidArray } from "./sql-values";
 
 /** A dismissal racing a run or a redaction of the same version is tried again this many times. */
@@ -66,6 +70,14 @@ async function tryDismiss(
   };
   const dismissalId = crypto.randomUUID();
   const stamp = at.toISOString();
+  // The current version changed in place (same id, new ETag): announced as such, committed with the dismissal.
+  const updated = webhookPayload("memory.updated", workspaceOf(subjectKey), at, {
+    subject: localName(subjectKey),
+    version: versionId,
+    previousVersion: versionId,
+    reason: "dismissal",
+    statements: statementChanges(statements, kept),
+  });
   const [, dismissed] = await db.batch([
     db.execute(sql`select 1 from memories where subject_id = ${subjectKey} for update`),
     db.execute(sql`
@@ -86,6 +98,13 @@ async function tryDismiss(
       update memories set markdown = ${markdown}, updated_at = ${stamp}::timestamptz
       where subject_id = ${subjectKey} and current_version_id = ${versionId}::uuid
         and exists (select 1 from memory_dismissals where id = ${dismissalId}::uuid)`),
+    db.execute(
+      recordWebhookEvents(
+        [{ id: crypto.randomUUID(), payload: updated }],
+        at,
+        sql`exists (select 1 from memory_dismissals where id = ${dismissalId}::uuid)`,
+      ),
+    ),
   ]);
   if (dismissed.rows.length === 0) return "conflict";
   const [view] = (await readDismissals(db, subjectKey, { citations: true })).filter(

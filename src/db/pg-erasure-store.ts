@@ -1,12 +1,17 @@
-/** ErasureStore over Postgres: each deletion and the redactions it causes are one atomic db.batch. */
+/**
+ * ErasureStore over Postgres: each deletion and the redactions it causes are one atomic db.batch, with the
+ * webhook events they announce.
+ */
 import { sql } from "drizzle-orm";
 import { erasedName } from "../domain/audit";
+import { webhookPayload } from "../domain/webhook-events";
 import { localName, qualify, workspaceOf } from "../domain/workspaces";
 import type { ErasureStore } from "../memory/erasure-store";
 import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
 import { principalsOf } from "./item-rows";
 import { addUsageOnConflict } from "./pg-run-ledger";
+import { recordWebhookEvents } from "./pg-webhook-outbox";
 import { parseStringArray, parseTextArray } from "./sql-values";
 
 export function createPgErasureStore(db: Db): ErasureStore {
@@ -62,6 +67,8 @@ export function createPgErasureStore(db: Db): ErasureStore {
       const workspace = workspaceOf(subjectKey);
       const pseudonym = qualify(workspace, await erasedName(workspace, localName(subjectKey)));
       const teams = parseTextArray(found.rows[0]?.teams);
+      // The workspace's webhooks learn of the erase by the one-way name only, in the erase's own transaction.
+      const erased = webhookPayload("subject.erased", workspace, at, { subject: localName(pseudonym) });
       // The erased user also leaves the workspace: their membership, their teams and every share naming
       // them go, redacted like any membership change (their own memory goes with the rest).
       const { redactedSubjects } = await writeWithRedaction(
@@ -97,6 +104,7 @@ export function createPgErasureStore(db: Db): ErasureStore {
             where shared_with @> array[${subjectKey}::text]`),
           db.execute(sql`delete from team_members where member_key = ${subjectKey}`),
           db.execute(sql`delete from workspace_members where member_key = ${subjectKey}`),
+          db.execute(recordWebhookEvents([{ id: crypto.randomUUID(), payload: erased }], at)),
         ],
         at,
       );

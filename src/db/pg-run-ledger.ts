@@ -3,10 +3,12 @@ import { and, eq, ne, type SQL, sql } from "drizzle-orm";
 import type { RunStats } from "../domain/generation";
 import type { ModelUsage } from "../domain/memory";
 import { utcDay } from "../domain/usage";
+import { webhookPayload } from "../domain/webhook-events";
 import type { AcceptResult, RunEnd, RunLedger } from "../memory/run-ledger";
 import type { Db } from "./client";
 import { readDismissals } from "./dismissal-rows";
 import { principalsOf } from "./item-rows";
+import { recordWebhookEvents } from "./pg-webhook-outbox";
 import { memories, memoryRuns, usageDaily } from "./schema";
 import { uuidArray } from "./sql-values";
 
@@ -76,6 +78,26 @@ export function createPgRunLedger(db: Db): RunLedger {
       const seq = memory.dismissalSeq ?? null;
       const dismissedSince = sql`exists (select 1 from memory_dismissals d
         where d.subject_id = ${run.subjectKey} and ${seq}::bigint is not null and d.seq > ${seq}::bigint)`;
+      // The version's webhook event commits with it, or not at all.
+      const announced = memory.announcement
+        ? [
+            db.execute(
+              recordWebhookEvents(
+                [
+                  {
+                    id: crypto.randomUUID(),
+                    payload: webhookPayload("memory.updated", memory.announcement.workspaceId, finishedAt, {
+                      ...memory.announcement.data,
+                      version: versionId,
+                    }),
+                  },
+                ],
+                finishedAt,
+                sql`exists (select 1 from memory_versions where id = ${versionId}::uuid)`,
+              ),
+            ),
+          ]
+        : [];
       const [, inserted, , ended] = await db.batch([
         // The memories row is locked first, as a dismissal locks it (pg-dismissal-store.ts): a dismissal
         // either commits before this batch looks for it, or waits for the new version and rewrites it.
@@ -123,6 +145,7 @@ export function createPgRunLedger(db: Db): RunLedger {
           },
           stats.usage,
         ),
+        ...announced,
       ]);
       if (inserted.rows.length === 1) return { written: true, versionId } satisfies AcceptResult;
       const reason =

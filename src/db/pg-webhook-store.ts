@@ -2,9 +2,11 @@
  * Webhook endpoints and deliveries over Postgres. Every read and write is scoped by workspace (an admin of
  * one workspace never sees or changes another's endpoints), and deliveries are planned only to endpoints of
  * the event's own workspace. A delivery's id is derived from the event's id and the endpoint, so a
- * redelivered event message plans nothing twice.
+ * redelivered event message plans nothing twice; a delivery is claimed before each attempt, so a redelivered
+ * or duplicated delivery message sends nothing twice.
  */
 import { type SQL, sql } from "drizzle-orm";
+import { WEBHOOK_DUE_TOLERANCE_MS } from "../domain/webhook-delivery";
 import type { WebhookEventType, WebhookPayload } from "../domain/webhook-events";
 import type {
   WebhookDelivery,
@@ -149,29 +151,50 @@ export function createPgWebhookStore(db: Db): WebhookStore {
       return planned.rows.map((r) => String(r.id));
     },
 
-    async pending(deliveryId, at) {
-      const [delivery, endpoint] = await db.batch([
+    async claim(deliveryId, at, claimUntil) {
+      const now = sql`${at.toISOString()}::timestamptz`;
+      const until = sql`${claimUntil.toISOString()}::timestamptz`;
+      const [found, delivery, endpoint] = await db.batch([
         db.execute<Row>(sql`
+          select status, next_attempt_at::text as next_attempt_at, claimed_until::text as claimed_until
+          from webhook_deliveries where id = ${deliveryId}`),
+        // Row-locked: of two consumers claiming at once, the second sees the first's claim and leaves it.
+        db.execute<Row>(sql`
+          with claimed as (
+            update webhook_deliveries set claimed_until = ${until}
+            where id = ${deliveryId} and status in ('pending', 'retrying')
+              and (next_attempt_at is null or next_attempt_at <= ${now} + ${`${WEBHOOK_DUE_TOLERANCE_MS} milliseconds`}::interval)
+              and (claimed_until is null or claimed_until <= ${now})
+            returning id)
           select ${deliveryColumns}, d.payload, e.secret,
-                 case when e.previous_secret_expires_at > ${at.toISOString()}::timestamptz then e.previous_secret end
-                   as previous_secret
-          from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-          where d.id = ${deliveryId} and d.status in ('pending', 'retrying')`),
+                 case when e.previous_secret_expires_at > ${now} then e.previous_secret end as previous_secret
+          from claimed c join webhook_deliveries d on d.id = c.id join webhook_endpoints e on e.id = d.endpoint_id`),
         db.execute<Row>(sql`
           select ${endpointColumns} from webhook_endpoints
           where id = (select endpoint_id from webhook_deliveries where id = ${deliveryId})`),
       ]);
       const row = delivery.rows[0];
       const endpointRow = endpoint.rows[0];
-      if (!row || !endpointRow) return null;
-      const secrets = [String(row.secret)];
-      if (row.previous_secret !== null) secrets.push(String(row.previous_secret));
-      return {
-        delivery: toDelivery(row),
-        endpoint: toEndpoint(endpointRow),
-        secrets,
-        body: String(row.payload),
-      };
+      if (row && endpointRow) {
+        const secrets = [String(row.secret)];
+        if (row.previous_secret !== null) secrets.push(String(row.previous_secret));
+        return {
+          kind: "claimed",
+          pending: {
+            delivery: toDelivery(row),
+            endpoint: toEndpoint(endpointRow),
+            secrets,
+            body: String(row.payload),
+          },
+        };
+      }
+      const before = found.rows[0];
+      if (!before || !endpointRow || !["pending", "retrying"].includes(String(before.status))) {
+        return { kind: "gone" };
+      }
+      const claimedUntil = optionalDate(before.claimed_until);
+      if (claimedUntil && claimedUntil > at) return { kind: "busy", until: claimedUntil };
+      return { kind: "not_due" };
     },
 
     async recordAttempt(deliveryId, attempt) {
@@ -186,7 +209,8 @@ export function createPgWebhookStore(db: Db): WebhookStore {
           update webhook_deliveries
           set attempts = attempts + 1, status = ${status}, last_status = ${attempt.status},
               last_error = ${attempt.error}, last_response = ${attempt.response}, duration_ms = ${attempt.durationMs},
-              next_attempt_at = ${attempt.nextAttemptAt?.toISOString() ?? null}::timestamptz, updated_at = ${stamp}
+              next_attempt_at = ${attempt.nextAttemptAt?.toISOString() ?? null}::timestamptz, updated_at = ${stamp},
+              claimed_until = null
           where id = ${deliveryId} returning endpoint_id`),
         db.execute(sql`
           update webhook_endpoints

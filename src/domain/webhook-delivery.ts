@@ -47,3 +47,20 @@ export function keptResponseBody(bytes: Uint8Array): string {
 export function webhookShouldDisable(failingSince: Date | null, now: Date): boolean {
   return failingSince !== null && now.getTime() - failingSince.getTime() >= WEBHOOK_DISABLE_AFTER_MS;
 }
+
+/** How long a claim on an outbox event or a delivery lasts: a sender that died leaves it to another after this. */
+export const WEBHOOK_CLAIM_MS = WEBHOOK_TIMEOUT_MS + 20_000;
+/**
+ * A delivery message that arrives this much before its delivery's next attempt is due still sends it (clocks
+ * of two invocations differ a little); one arriving earlier is a duplicate, since the message that scheduled
+ * the attempt carries it.
+ */
+export const WEBHOOK_DUE_TOLERANCE_MS = 1_000;
+/** The outbox's attempts to hand an event to the queue: 30 s doubling to at most an hour, about two days in all. */
+export const WEBHOOK_OUTBOX_MAX_ATTEMPTS = 50;
+
+/** Seconds before the outbox tries again after its `attempts`-th refused hand-over; null: give up. */
+export function outboxRetryDelaySeconds(attempts: number): number | null {
+  if (attempts >= WEBHOOK_OUTBOX_MAX_ATTEMPTS) return null;
+  return Math.min(30 * 2 ** Math.max(0, attempts - 1), 3600);
+}

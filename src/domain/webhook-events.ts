@@ -58,20 +58,59 @@ export interface WebhookPayload<T extends WebhookEventType = WebhookEventType> {
   data: WebhookEventData<T>;
 }
 
-/** How a new version's statements relate to the previous version's, by statement id. */
+/**
+ * How a new version's statements relate to the previous version's, by statement id. A statement without an id
+ * cannot be matched to anything: it counts as added (in the new version) or removed (in the previous one).
+ */
 export function statementChanges(
   previous: readonly { id?: string }[] | null,
   current: readonly { id?: string }[],
 ): { added: number; removed: number; kept: number } {
-  const before = new Set((previous ?? []).map((s) => s.id));
-  const after = new Set(current.map((s) => s.id ?? crypto.randomUUID()));
+  const ids = (statements: readonly { id?: string }[]) =>
+    new Set(statements.flatMap((s) => (s.id ? [s.id] : [])));
+  const unmatched = (statements: readonly { id?: string }[]) => statements.filter((s) => !s.id).length;
+  const before = ids(previous ?? []);
+  const after = ids(current);
   const kept = [...after].filter((id) => before.has(id)).length;
-  return { added: after.size - kept, removed: before.size - kept, kept };
+  return {
+    added: after.size - kept + unmatched(current),
+    removed: before.size - kept + unmatched(previous ?? []),
+    kept,
+  };
 }
 
-/** Where finished events go (the webhooks queue); resolves once the event is handed over. */
+/**
+ * The `memory.updated` a run's new version announces, but for the version's id: the runs ledger writes it with
+ * the version, in the same transaction, once the id exists.
+ */
+export interface VersionAnnouncement {
+  workspaceId: string;
+  data: Omit<WebhookEventData<"memory.updated">, "version">;
+}
+
+/** An event as the outbox keeps it: its id is the one every delivery of it derives its own from. */
+export interface WebhookEvent {
+  id: string;
+  payload: WebhookPayload;
+}
+
+/** What one hand-over of due outbox events to the queue did. */
+export interface OutboxFlushReport {
+  sent: number;
+  /** The queue refused them: each is tried again later, after a growing delay. */
+  deferred: number;
+  /** Refused too many times: kept in the outbox with the reason, not tried again. */
+  givenUp: number;
+}
+
+/**
+ * Where events go. `emit` records the event in the outbox right after the change it announces, then hands
+ * due events to the queue; changes that can write their event in their own transaction do so (the database
+ * adapters), and `flush` hands those over. A queue that refuses leaves the events in the outbox for later.
+ */
 export interface WebhookEvents {
   emit<T extends WebhookEventType>(payload: WebhookPayload<T>): Promise<void>;
+  flush(): Promise<OutboxFlushReport>;
 }
 
 /** A payload after checking its data against the event's schema (so no text field can slip in). */

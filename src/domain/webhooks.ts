@@ -2,7 +2,7 @@
  * A workspace's webhook endpoints and their deliveries: the model and the store's port. An endpoint's
  * secrets never leave the store except to sign a delivery, and once to the admin who created or rotated it.
  */
-import type { WebhookEventType, WebhookPayload } from "./webhook-events";
+import type { WebhookEvent, WebhookEventType, WebhookPayload } from "./webhook-events";
 
 export interface WebhookEndpoint {
   id: string;
@@ -48,6 +48,17 @@ export interface PendingDelivery {
   /** The body exactly as it is signed and sent. */
   body: string;
 }
+
+/**
+ * What claiming a delivery found: it is this consumer's to send now; nothing is left to send (delivered, dead,
+ * or its endpoint removed); its next attempt is later (the message that scheduled it carries it); or another
+ * consumer holds it until `until`. A delivery is sent by one consumer at a time, and never before it is due.
+ */
+export type DeliveryClaim =
+  | { kind: "claimed"; pending: PendingDelivery }
+  | { kind: "gone" }
+  | { kind: "not_due" }
+  | { kind: "busy"; until: Date };
 
 export interface WebhookAttempt {
   at: Date;
@@ -103,7 +114,8 @@ export interface WebhookStore {
    * created once (ids derived from the event id and the endpoint); returns the ids still to be sent.
    */
   planDeliveries(eventId: string, payload: WebhookPayload, at: Date): Promise<string[]>;
-  pending(deliveryId: string, at: Date): Promise<PendingDelivery | null>;
+  /** Claims the delivery for one attempt, until `claimUntil` (see DeliveryClaim). */
+  claim(deliveryId: string, at: Date, claimUntil: Date): Promise<DeliveryClaim>;
   /**
    * Records an attempt; a failure keeps (or starts) the endpoint's failing_since, a success clears it.
    * Returns the endpoint's failing_since after the attempt.
@@ -112,4 +124,25 @@ export interface WebhookStore {
   /** Disables an endpoint that has failed too long, with the reason the admin sees. */
   disable(endpointId: string, reason: string, at: Date): Promise<void>;
   deliveries(workspaceId: string, endpointId: string, limit: number): Promise<WebhookDelivery[] | null>;
+}
+
+/** An outbox event claimed for one hand-over to the queue. */
+export interface ClaimedOutboxEvent extends WebhookEvent {
+  /** Hand-overs tried so far, this one included. */
+  attempts: number;
+}
+
+/**
+ * The outbox of events not yet handed to the webhooks queue. Only events some enabled endpoint of their
+ * workspace subscribes to are kept (a workspace without webhooks writes nothing).
+ */
+export interface WebhookOutbox {
+  /** Records the events; answers how many were kept. */
+  record(events: WebhookEvent[], at: Date): Promise<number>;
+  /** Claims up to `limit` events due at `at`, oldest first, each until `claimUntil`. */
+  claim(at: Date, limit: number, claimUntil: Date): Promise<ClaimedOutboxEvent[]>;
+  /** The queue took them. */
+  sent(ids: string[]): Promise<void>;
+  /** The queue refused them: each is due again at its `retryAt`, or given up (null). */
+  refused(events: { id: string; retryAt: Date | null }[], error: string): Promise<void>;
 }

@@ -3,10 +3,13 @@
  * version that cited it, then tells the memory side once: material changed for everyone who could see it,
  * and the redacted subjects' agents are asked for a fresh memory ("delete"). Erasing a subject first makes
  * its agent final (no run queued before the erase writes again), then removes every row of theirs. Either
- * way the edge cache entries of the redacted and erased subjects are removed before the request returns.
+ * way the edge cache entries of the redacted and erased subjects are removed before the request returns. The
+ * webhook events these writes recorded in their own transaction (a memory redacted, a subject erased) are
+ * handed to the queue after the answer.
  */
 import type { Clock } from "../domain/clock";
 import type { MemoryEvents } from "../domain/memory-events";
+import type { WebhookEvents } from "../domain/webhook-events";
 import type { ErasureStore, ItemRemoval, Removal } from "./erasure-store";
 import type { MemoryAgents } from "./memory-agents-port";
 import { invalidate, type MemoryCache } from "./memory-cache";
@@ -16,7 +19,10 @@ export interface DeletionDeps {
   memoryAgents: MemoryAgents;
   memoryEvents: MemoryEvents;
   memoryCache: MemoryCache;
+  webhookEvents: Pick<WebhookEvents, "flush">;
   clock: Clock;
+  /** Runs work after the answer (waitUntil). */
+  defer(work: Promise<unknown>): Promise<void>;
 }
 
 /**
@@ -50,10 +56,11 @@ export async function eraseSubject(deps: DeletionDeps, subjectKey: string): Prom
 /**
  * What every access-losing change does after its atomic write (here and in workspace-changes.ts): first the
  * edge cache, so no later read where this request ran is answered from a redacted or erased memory, nor a
- * changed admission (`memberships`); then the material-change notices and the agents' refreshes.
+ * changed admission (`memberships`); then the material-change notices and the agents' refreshes; then, after
+ * the answer, the webhook events the write recorded go to the queue.
  */
 export async function afterRemoval(
-  deps: Pick<DeletionDeps, "memoryEvents" | "memoryCache">,
+  deps: Pick<DeletionDeps, "memoryEvents" | "memoryCache" | "webhookEvents" | "defer">,
   result: Removal,
   erased: string | null,
   memberships: string[] = [],
@@ -68,4 +75,5 @@ export async function afterRemoval(
     "delete",
     others(result.redactedSubjects),
   );
+  if (erased || result.redactedSubjects.length > 0) await deps.defer(deps.webhookEvents.flush());
 }

@@ -32,7 +32,7 @@ import {
 import type { WebhookEvents } from "../domain/webhook-events";
 import type { MemoryCache, Pause } from "./memory-cache";
 import type { MemoryReader } from "./memory-reader";
-import { announceFailure, announceNewVersion } from "./run-announcements";
+import { announceFailure, newVersionAnnouncement, sendRecordedAnnouncements } from "./run-announcements";
 import type { RunGuard } from "./run-guard";
 import type { RunLedger, RunStart } from "./run-ledger";
 import {
@@ -80,7 +80,7 @@ export interface RunExecutionDeps {
   /** The subject's daily budgets and the price table they are estimated with; none when absent. */
   budgets?: { daily: DailyBudgets; prices: ModelPrices };
   /** Where a new version and repeated failures are announced (the webhooks queue); none: not announced. */
-  webhooks?: WebhookEvents;
+  webhooks?: Pick<WebhookEvents, "emit" | "flush">;
 }
 
 /** What a run read before generating, which its ending needs again. */
@@ -220,6 +220,16 @@ async function record(
         salvaged,
         superseded: result.superseded && result.superseded.length > 0 ? result.superseded : null,
         dismissalSeq: latest.seq,
+        ...(deps.webhooks
+          ? {
+              announcement: newVersionAnnouncement(
+                start.subjectKey,
+                statements,
+                context.previous,
+                run.trigger,
+              ),
+            }
+          : {}),
       };
       const written =
         statements.length === 0
@@ -228,8 +238,7 @@ async function record(
       if (written && !written.written) return;
       const refused = written?.value;
       if (refused?.written) {
-        const version = { id: refused.versionId, statements };
-        await announceNewVersion(deps, start.subjectKey, finishedAt, version, context.previous);
+        await sendRecordedAnnouncements(deps, start.subjectKey);
         await cacheServedMemory(deps, start.subjectKey, run.id);
         await finish(deps, run.id, { kind: "succeeded" });
         return;

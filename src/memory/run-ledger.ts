@@ -11,6 +11,7 @@ import type {
 } from "../domain/memory";
 import type { Dismissal } from "../domain/statements";
 import type { ModelSpend } from "../domain/usage";
+import type { VersionAnnouncement } from "../domain/webhook-events";
 
 export interface RunStart {
   id: string;
@@ -39,6 +40,8 @@ export interface AcceptedMemory {
    * subject dismissed anything after it. Absent: not checked.
    */
   dismissalSeq?: number;
+  /** The webhook event the version announces, recorded with it (absent: webhooks off). */
+  announcement?: VersionAnnouncement;
 }
 
 /** How an unsuccessful run ends, and what the memories row should say about it. */

@@ -558,3 +558,62 @@ describe("memory correction", () => {
     });
   });
 });
+
+describe("webhooks", () => {
+  const endpoint = {
+    id: "0b4c5a3e-1d2f-4a6b-8c9d-0e1f2a3b4c5d",
+    url: "https://hooks.example.com/memory",
+    events: ["memory.updated"],
+    description: null,
+    enabled: true,
+    disabledReason: null,
+    createdAt: "2026-12-01T00:00:00.000Z",
+    updatedAt: "2026-12-01T00:00:00.000Z",
+  };
+
+  it("registers, lists, changes, rotates, tests, reads the deliveries of and removes an endpoint", async () => {
+    const fake = scripted([
+      json(201, { ...endpoint, secret: "whsec_c2VjcmV0" }),
+      json(200, { webhooks: [endpoint] }),
+      json(200, endpoint),
+      json(200, { ...endpoint, enabled: false }),
+      json(200, { secret: "whsec_bmV3", previousSecretValidUntil: "2026-12-02T00:00:00.000Z" }),
+      json(202, { queued: true }),
+      json(200, { deliveries: [] }),
+      new Response(null, { status: 204 }),
+    ]);
+    const { um } = client(fake.fetch);
+    const created = await um.webhooks.create({ url: endpoint.url, events: ["memory.updated"] });
+    expect(created.secret).toBe("whsec_c2VjcmV0");
+    expect((await um.webhooks.list()).webhooks).toEqual([endpoint]);
+    expect(await um.webhooks.get(endpoint.id)).toEqual(endpoint);
+    expect((await um.webhooks.update(endpoint.id, { enabled: false })).enabled).toBe(false);
+    expect((await um.webhooks.rotateSecret(endpoint.id)).secret).toBe("whsec_bmV3");
+    await um.webhooks.test(endpoint.id);
+    expect(await um.webhooks.deliveries(endpoint.id)).toEqual({ deliveries: [] });
+    await um.webhooks.delete(endpoint.id);
+    expect(fake.calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual([
+      "POST /base/webhooks",
+      "GET /base/webhooks",
+      `GET /base/webhooks/${endpoint.id}`,
+      `PATCH /base/webhooks/${endpoint.id}`,
+      `POST /base/webhooks/${endpoint.id}/rotate-secret`,
+      `POST /base/webhooks/${endpoint.id}/test`,
+      `GET /base/webhooks/${endpoint.id}/deliveries`,
+      `DELETE /base/webhooks/${endpoint.id}`,
+    ]);
+    expect(JSON.parse(fake.calls[0]!.body ?? "")).toEqual({ url: endpoint.url, events: ["memory.updated"] });
+    expect(JSON.parse(fake.calls[3]!.body ?? "")).toEqual({ enabled: false });
+  });
+
+  it("throws a refused address as bad_request with the service's message, without retrying", async () => {
+    const fake = scripted([apiError(400, "bad_request")]);
+    const { um } = client(fake.fetch);
+    const refused = await um.webhooks
+      .create({ url: "https://10.0.0.8/", events: ["memory.updated"] })
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(UnifiedMemoryError);
+    expect(refused).toMatchObject({ code: "bad_request", status: 400 });
+    expect(fake.calls).toHaveLength(1);
+  });
+});

@@ -312,6 +312,37 @@ describe("the TypeScript client against the worker", () => {
     });
   });
 
+  it("manages the workspace's webhooks as an admin: the secret once, the log, and a 403 for a member", async () => {
+    const um = clientOf(`ts-hooks-${randomUUID().slice(0, 8)}`);
+    const created = await um.webhooks.create({
+      url: "https://hooks.example.com/ts-client",
+      events: ["memory.updated", "subject.erased"],
+      description: "the TypeScript client's",
+    });
+    expect(created).toMatchObject({ enabled: true, secret: expect.stringMatching(/^whsec_/) });
+    try {
+      const listed = await um.webhooks.list();
+      expect(listed.webhooks.map((w) => w.id)).toContain(created.id);
+      expect(JSON.stringify(listed)).not.toContain(created.secret);
+      expect(await um.webhooks.update(created.id, { description: "renamed" })).toMatchObject({
+        description: "renamed",
+      });
+      const rotated = await um.webhooks.rotateSecret(created.id);
+      expect(rotated.secret).not.toBe(created.secret);
+      await um.webhooks.test(created.id);
+      const { deliveries } = await eventually(async () => {
+        const log = await um.webhooks.deliveries(created.id);
+        return log.deliveries.length > 0 ? log : undefined;
+      });
+      expect(deliveries[0]).toMatchObject({ eventType: "webhook.test", attempts: expect.any(Number) });
+      const member = clientOf("ts-hooks-member", ["memory:read", "items:write"]);
+      expect(await thrown(member.webhooks.list())).toMatchObject({ code: "forbidden", status: 403 });
+    } finally {
+      await um.webhooks.delete(created.id);
+    }
+    expect(await thrown(um.webhooks.get(created.id))).toMatchObject({ code: "not_found", status: 404 });
+  });
+
   it("erases everything of the caller", async () => {
     const um = clientOf("ts-erase");
     await um.items.upsert([note("e1", "Soon gone")]);

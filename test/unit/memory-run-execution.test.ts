@@ -198,38 +198,63 @@ describe("a run of the memory pipeline", () => {
     expect(logged).toEqual(["memory_cache_write_failed"]);
   });
 
-  it("announces each new version to the webhooks with ids and counts, never the statements' words", async () => {
+  it("records each new version's announcement with it (ids and counts, never words), then hands it over", async () => {
     const generator = new FakeGenerator(
       { kind: "accept", statements: [say("Leads payments", "i1"), say("Ships on 3 March", "i2")] },
       { kind: "accept", statements: [say("Leads billing", "i3")] },
     );
     const h = harness(generator);
-    const emitted: WebhookPayload[] = [];
-    h.deps.webhooks = { emit: async (payload) => void emitted.push(payload) };
+    let flushes = 0;
+    h.deps.webhooks = {
+      emit: async () => {},
+      flush: async () => ({ sent: ++flushes, deferred: 0, givenUp: 0 }),
+    };
     h.request("read");
     await h.alarm();
     h.clock.advance(2 * 60 * MIN);
     h.request("manual");
     await h.alarm();
     const [first, second] = h.ledger.versions;
-    expect(emitted.map((e) => e.data)).toEqual([
+    expect(h.ledger.versions.map((v) => v.announcement)).toEqual([
       {
-        subject: SUBJECT,
-        version: first!.id,
-        previousVersion: null,
-        reason: "refresh",
-        statements: { added: 2, removed: 0, kept: 0 },
+        workspaceId: "default",
+        data: {
+          subject: SUBJECT,
+          previousVersion: null,
+          reason: "refresh",
+          statements: { added: 2, removed: 0, kept: 0 },
+        },
       },
       {
-        subject: SUBJECT,
-        version: second!.id,
-        previousVersion: first!.id,
-        reason: "refresh",
-        statements: { added: 1, removed: 2, kept: 0 },
+        workspaceId: "default",
+        data: {
+          subject: SUBJECT,
+          previousVersion: first!.id,
+          reason: "refresh",
+          statements: { added: 1, removed: 2, kept: 0 },
+        },
       },
     ]);
-    expect(emitted.every((e) => e.type === "memory.updated" && e.workspaceId === "default")).toBe(true);
-    expect(JSON.stringify(emitted)).not.toMatch(/payments|billing|March/);
+    expect(second).toBeDefined();
+    expect(flushes).toBe(2);
+    expect(JSON.stringify(h.ledger.versions.map((v) => v.announcement))).not.toMatch(
+      /payments|billing|March/,
+    );
+  });
+
+  it("announces a version made because the memory was redacted with the reason redaction", async () => {
+    const h = harness(new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] }));
+    h.deps.webhooks = { emit: async () => {}, flush: async () => ({ sent: 1, deferred: 0, givenUp: 0 }) };
+    h.request("delete");
+    await h.alarm();
+    expect(h.ledger.versions[0]?.announcement?.data.reason).toBe("redaction");
+  });
+
+  it("records no announcement when webhooks are off", async () => {
+    const h = harness(new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] }));
+    h.request("read");
+    await h.alarm();
+    expect(h.ledger.versions[0]?.announcement).toBeUndefined();
   });
 
   it("announces repeated failures from the second on, and a refused announcement never fails the run", async () => {
@@ -241,8 +266,9 @@ describe("a run of the memory pipeline", () => {
     );
     const emitted: WebhookPayload[] = [];
     const logged: string[] = [];
+    const nothing = async () => ({ sent: 0, deferred: 0, givenUp: 0 });
     h.deps.log = (_level, msg) => void logged.push(msg);
-    h.deps.webhooks = { emit: async (payload) => void emitted.push(payload) };
+    h.deps.webhooks = { emit: async (payload) => void emitted.push(payload), flush: nothing };
     h.request("read");
     await h.alarm();
     expect(emitted).toEqual([]);
@@ -253,16 +279,14 @@ describe("a run of the memory pipeline", () => {
         data: { subject: SUBJECT, attempt: 2, errorCode: "llm_server_error" },
       },
     ]);
-    h.deps.webhooks = {
-      emit: async () => {
-        throw new Error("queue unavailable");
-      },
+    const refusing = async () => {
+      throw new Error("database unavailable");
     };
     const accepted = harness(
       new FakeGenerator({ kind: "accept", statements: [say("Leads payments", "i1")] }),
     );
     accepted.deps.log = h.deps.log;
-    accepted.deps.webhooks = h.deps.webhooks;
+    accepted.deps.webhooks = { emit: refusing, flush: refusing };
     accepted.request("read");
     await accepted.alarm();
     expect(accepted.ledger.runs).toMatchObject([{ status: "succeeded" }]);

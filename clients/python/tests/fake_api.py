@@ -64,7 +64,7 @@ class FakeApi:
                 if status != 304:
                     self.wfile.write(data)
 
-            do_GET = do_POST = do_PUT = do_DELETE = _answer
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -217,6 +217,29 @@ class Live(unittest.TestCase):
             client("py-audit", ["memory:read"]).audit.list().to_list()
         self.assertEqual((caught.exception.code, caught.exception.status), ("forbidden", 403))
 
+    def test_manages_the_workspaces_webhooks_as_an_admin_and_a_member_gets_403(self) -> None:
+        c = client(f"py-hooks-{uuid.uuid4().hex[:8]}")
+        created = c.webhooks.create("https://hooks.example.com/py-client", ["memory.updated"], description="the Python client's")
+        self.assertTrue(created["secret"].startswith("whsec_"))
+        try:
+            listed = c.webhooks.list()
+            self.assertIn(created["id"], [w["id"] for w in listed["webhooks"]])
+            self.assertNotIn(created["secret"], json.dumps(listed))
+            self.assertFalse(c.webhooks.update(created["id"], enabled=False)["enabled"])
+            self.assertTrue(c.webhooks.update(created["id"], enabled=True)["enabled"])
+            self.assertNotEqual(c.webhooks.rotate_secret(created["id"])["secret"], created["secret"])
+            c.webhooks.test(created["id"])
+            deliveries = eventually(lambda: c.webhooks.deliveries(created["id"])["deliveries"])
+            self.assertEqual(deliveries[0]["eventType"], "webhook.test")
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                client("py-hooks-member", ["memory:read", "items:write"]).webhooks.list()
+            self.assertEqual((caught.exception.code, caught.exception.status), ("forbidden", 403))
+        finally:
+            c.webhooks.delete(created["id"])
+        with self.assertRaises(UnifiedMemoryError) as missing:
+            c.webhooks.get(created["id"])
+        self.assertEqual(missing.exception.code, "not_found")
+
     def test_erases_everything_of_the_caller(self) -> None:
         c = client("py-erase")
         c.items.upsert([note("e1", "Soon gone")])

@@ -370,3 +370,75 @@ class NonIdempotentWrites(ClientCase):
             with self.assertRaises(UnifiedMemoryError):
                 asyncio.run(client.memory.dismiss("s1"))
             self.assertEqual(len(api.calls), 1)
+
+
+class WebhooksManagement(ClientCase):
+    ENDPOINT = {
+        "id": "0b4c5a3e-1d2f-4a6b-8c9d-0e1f2a3b4c5d",
+        "url": "https://hooks.example.com/memory",
+        "events": ["memory.updated"],
+        "description": None,
+        "enabled": True,
+        "disabledReason": None,
+        "failingSince": None,
+        "createdAt": "2026-12-01T00:00:00.000Z",
+        "updatedAt": "2026-12-01T00:00:00.000Z",
+    }
+
+    def test_registers_lists_changes_rotates_tests_reads_deliveries_and_removes_an_endpoint(self) -> None:
+        id = self.ENDPOINT["id"]
+        script = [
+            (201, {**self.ENDPOINT, "secret": "whsec_c2VjcmV0"}, {}),
+            (200, {"webhooks": [self.ENDPOINT]}, {}),
+            (200, self.ENDPOINT, {}),
+            (200, {**self.ENDPOINT, "enabled": False}, {}),
+            (200, {"secret": "whsec_bmV3", "previousSecretValidUntil": "2026-12-02T00:00:00.000Z"}, {}),
+            (202, {"queued": True}, {}),
+            (200, {"deliveries": []}, {}),
+            (204, b"", {}),
+        ]
+        with FakeApi(script) as api:
+            client = self.client(api)
+            created = client.webhooks.create(self.ENDPOINT["url"], ["memory.updated"], description="the bot")
+            self.assertEqual(created["secret"], "whsec_c2VjcmV0")
+            self.assertEqual(client.webhooks.list()["webhooks"], [self.ENDPOINT])
+            self.assertEqual(client.webhooks.get(id), self.ENDPOINT)
+            self.assertFalse(client.webhooks.update(id, enabled=False)["enabled"])
+            self.assertEqual(client.webhooks.rotate_secret(id)["secret"], "whsec_bmV3")
+            self.assertIsNone(client.webhooks.test(id))
+            self.assertEqual(client.webhooks.deliveries(id), {"deliveries": []})
+            self.assertIsNone(client.webhooks.delete(id))
+            calls = [(c.method, c.path) for c in api.calls]
+            bodies = [api.calls[0].json(), api.calls[3].json()]
+        self.assertEqual(
+            calls,
+            [
+                ("POST", "/base/webhooks"),
+                ("GET", "/base/webhooks"),
+                ("GET", f"/base/webhooks/{id}"),
+                ("PATCH", f"/base/webhooks/{id}"),
+                ("POST", f"/base/webhooks/{id}/rotate-secret"),
+                ("POST", f"/base/webhooks/{id}/test"),
+                ("GET", f"/base/webhooks/{id}/deliveries"),
+                ("DELETE", f"/base/webhooks/{id}"),
+            ],
+        )
+        self.assertEqual(bodies, [{"url": self.ENDPOINT["url"], "events": ["memory.updated"], "description": "the bot"}, {"enabled": False}])
+
+    def test_a_refused_address_raises_bad_request_without_a_retry(self) -> None:
+        with FakeApi([api_error(400, "bad_request")]) as api:
+            with self.assertRaises(UnifiedMemoryError) as caught:
+                self.client(api).webhooks.create("https://10.0.0.8/", ["memory.updated"])
+            self.assertEqual(len(api.calls), 1)
+        self.assertEqual((caught.exception.code, caught.exception.status), ("bad_request", 400))
+
+    def test_the_async_client_awaits_the_same_calls(self) -> None:
+        with FakeApi([(200, {"webhooks": []}, {}), (202, {"queued": True}, {})]) as api:
+            client = AsyncClient(api.url, "t0k", retries=0, sleep=lambda s: None)
+
+            async def calls() -> None:
+                self.assertEqual(await client.webhooks.list(), {"webhooks": []})
+                await client.webhooks.test("w1")
+
+            asyncio.run(calls())
+            self.assertEqual([(c.method, c.path) for c in api.calls], [("GET", "/base/webhooks"), ("POST", "/base/webhooks/w1/test")])

@@ -39,8 +39,14 @@ from .types import (
     VersionDiff,
     VersionSummary,
     VersionsPage,
+    Webhook,
+    WebhookCreated,
+    WebhookDeliveriesList,
+    WebhookSecretRotated,
+    WebhooksList,
     WorkspaceUsage,
 )
+from .webhooks import Webhooks
 from .workspace import Me, Members, Teams
 
 T = TypeVar("T")
@@ -207,6 +213,37 @@ class AsyncUsage:
         return await asyncio.to_thread(lambda: self._usage.list(**options))
 
 
+class AsyncWebhooks:
+    def __init__(self, webhooks: Webhooks) -> None:
+        self._webhooks = webhooks
+
+    async def create(self, url: str, events: List[str], **options: Any) -> WebhookCreated:
+        """As ``Client.webhooks.create`` (``description``)."""
+        return await asyncio.to_thread(lambda: self._webhooks.create(url, events, **options))
+
+    async def list(self) -> WebhooksList:
+        return await asyncio.to_thread(self._webhooks.list)
+
+    async def get(self, id: str) -> Webhook:
+        return await asyncio.to_thread(self._webhooks.get, id)
+
+    async def update(self, id: str, **changes: Any) -> Webhook:
+        """As ``Client.webhooks.update`` (``url``, ``events``, ``description``, ``enabled``)."""
+        return await asyncio.to_thread(lambda: self._webhooks.update(id, **changes))
+
+    async def delete(self, id: str) -> None:
+        await asyncio.to_thread(self._webhooks.delete, id)
+
+    async def rotate_secret(self, id: str) -> WebhookSecretRotated:
+        return await asyncio.to_thread(self._webhooks.rotate_secret, id)
+
+    async def test(self, id: str) -> None:
+        await asyncio.to_thread(self._webhooks.test, id)
+
+    async def deliveries(self, id: str) -> WebhookDeliveriesList:
+        return await asyncio.to_thread(self._webhooks.deliveries, id)
+
+
 class AsyncClient:
     """``AsyncClient(base_url, token, ...)``: the options of ``Client``."""
 
@@ -219,6 +256,7 @@ class AsyncClient:
         self.me = AsyncMe(self._client.me)
         self.audit = AsyncAudit(self._client.audit)
         self.usage = AsyncUsage(self._client.usage)
+        self.webhooks = AsyncWebhooks(self._client.webhooks)
 
 
 __all__ = ["AsyncClient", "AsyncPages"]

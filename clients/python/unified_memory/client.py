@@ -9,6 +9,7 @@ from ._transport import Transport
 from .audit import Audit, Usage
 from .items import Items
 from .memory import Memory
+from .webhooks import Webhooks
 from .workspace import Me, Members, Teams
 
 
@@ -52,3 +53,5 @@ class Client:
         self.audit = Audit(transport)
         #: The workspace's usage ledger (admin scope); the caller's own is ``client.me.usage()``.
         self.usage = Usage(transport)
+        #: The workspace's webhook endpoints and their deliveries (admin scope).
+        self.webhooks = Webhooks(transport)

@@ -37,6 +37,12 @@ from ._generated import (
     SearchItemsResponseItem,
     WorkspaceUsageResponse,
     WorkspaceUsageResponseSubject,
+    CreateWebhookResponse,
+    GetWebhookResponse,
+    ListWebhookDeliveriesResponse,
+    ListWebhookDeliveriesResponseDeliverie,
+    ListWebhooksResponse,
+    RotateWebhookSecretResponse,
 )
 
 #: An item as POST /items takes it.
@@ -73,6 +79,15 @@ UsageDay = MyUsageResponseDay
 #: GET /usage: each subject of the workspace with its totals and days.
 WorkspaceUsage = WorkspaceUsageResponse
 SubjectUsage = WorkspaceUsageResponseSubject
+#: A webhook endpoint (never its secret): whether it is enabled, and why the service disabled it.
+Webhook = GetWebhookResponse
+#: The registered endpoint with its signing secret, answered this once.
+WebhookCreated = CreateWebhookResponse
+WebhooksList = ListWebhooksResponse
+WebhookSecretRotated = RotateWebhookSecretResponse
+WebhookDeliveriesList = ListWebhookDeliveriesResponse
+#: One delivery of an event to the endpoint: status, attempts, the receiver's last answer or the error.
+WebhookDelivery = ListWebhookDeliveriesResponseDeliverie
 
 
 class ReadyMemory(GetMemoryResponseVariant1):

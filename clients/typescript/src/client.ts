@@ -3,6 +3,7 @@ import { AuditApi, UsageApi } from "./audit.js";
 import { ItemsApi } from "./items.js";
 import { MemoryApi } from "./memory.js";
 import { type ClientOptions, Transport } from "./transport.js";
+import { WebhooksApi } from "./webhooks.js";
 import { MeApi, MembersApi, TeamsApi } from "./workspace.js";
 
 export class UnifiedMemory {
@@ -17,6 +18,8 @@ export class UnifiedMemory {
   readonly audit: AuditApi;
   /** The workspace's usage ledger (admin scope); the caller's own is `me.usage()`. */
   readonly usage: UsageApi;
+  /** The workspace's webhook endpoints and their deliveries (admin scope). */
+  readonly webhooks: WebhooksApi;
 
   constructor(options: ClientOptions) {
     const transport = new Transport(options);
@@ -27,5 +30,6 @@ export class UnifiedMemory {
     this.me = new MeApi(transport);
     this.audit = new AuditApi(transport);
     this.usage = new UsageApi(transport);
+    this.webhooks = new WebhooksApi(transport);
   }
 }

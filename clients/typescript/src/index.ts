@@ -19,4 +19,5 @@ export type { GetMemoryOptions, MemoryApi, MemoryResult, PageOptions } from "./m
 export type { Paginator } from "./pages.js";
 export type { ClientOptions, FetchLike } from "./transport.js";
 export type * from "./types.js";
+export type { WebhooksApi } from "./webhooks.js";
 export type { MeApi, MembersApi, TeamsApi } from "./workspace.js";

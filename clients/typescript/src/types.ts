@@ -74,3 +74,17 @@ export type Dismissed = JsonOf<"dismissStatement", 201>;
 export type DismissalsList = JsonOf<"listDismissals", 200>;
 /** A statement the subject dismissed: later runs are told, and a restatement of it is dropped. */
 export type Dismissal = DismissalsList["dismissals"][number];
+
+/** POST /webhooks: the URL, the events it receives and an optional description. */
+export type WebhookInput = RequestOf<"createWebhook">;
+export type WebhookPatch = RequestOf<"updateWebhook">;
+/** A webhook endpoint (never its secret): whether it is enabled, and why the service disabled it. */
+export type Webhook = JsonOf<"getWebhook", 200>;
+export type WebhookEventType = Webhook["events"][number];
+/** The registered endpoint with its signing secret, answered this once. */
+export type WebhookCreated = JsonOf<"createWebhook", 201>;
+export type WebhooksList = JsonOf<"listWebhooks", 200>;
+export type WebhookSecretRotated = JsonOf<"rotateWebhookSecret", 200>;
+export type WebhookDeliveriesList = JsonOf<"listWebhookDeliveries", 200>;
+/** One delivery of an event to the endpoint: status, attempts, the receiver's last answer or the error. */
+export type WebhookDelivery = WebhookDeliveriesList["deliveries"][number];

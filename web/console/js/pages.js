@@ -10,6 +10,7 @@ import { renderAdminAudit } from "./pages/admin-audit.js";
 import { renderMembers } from "./pages/admin-members.js";
 import { renderAdminTeams } from "./pages/admin-teams.js";
 import { renderAdminUsage } from "./pages/admin-usage.js";
+import { renderWebhooks } from "./pages/admin-webhooks.js";
 import { renderItem } from "./pages/item.js";
 import { renderMemory } from "./pages/memory.js";
 import { renderMyActivity } from "./pages/my-activity.js";
@@ -91,6 +92,12 @@ export const PAGES = {
     title: "Usage",
     render: renderAdminUsage,
     nav: { label: "Usage", href: "/console/usage", group: "admin" },
+    signedIn: true,
+  },
+  webhooks: {
+    title: "Webhooks",
+    render: renderWebhooks,
+    nav: { label: "Webhooks", href: "/console/webhooks", group: "admin" },
     signedIn: true,
   },
 };
