@@ -42,6 +42,7 @@ import type { Env } from "./env";
 import { createApp } from "./http/app";
 import { createKvMemoryCache } from "./kv/kv-memory-cache";
 import { createLlmClient } from "./llm/create-llm-client";
+import { logLine } from "./log";
 import { mcpEndpoint } from "./mcp/endpoint";
 import { createMemoryEvents } from "./memory/material-changes";
 import { type MemoryCache, noMemoryCache } from "./memory/memory-cache";
@@ -77,7 +78,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
   const clock = systemClock;
   const defer = async (work: Promise<unknown>) => {
     const logged = work.catch((error: unknown) =>
-      console.warn(JSON.stringify({ level: "warn", msg: "deferred_failed", ...errorModel.logFields(error) })),
+      logLine("warn", "deferred_failed", errorModel.logFields(error)),
     );
     if (ctx) ctx.waitUntil(logged);
     else await logged;
@@ -174,14 +175,7 @@ export function embedderFor(env: Env): Embedder | null {
 /** The item store whose search embeds the query for hybrid and semantic modes (domain/search-modes.ts). */
 function searchingItems(store: ItemStore, embedder: Embedder | null): ItemStore {
   return withQueryEmbeddings(store, embedder, (error) =>
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "query_embedding_failed",
-        code: error.code,
-        model: embedder?.model,
-      }),
-    ),
+    logLine("warn", "query_embedding_failed", { code: error.code, model: embedder?.model }),
   );
 }
 
@@ -241,14 +235,10 @@ function relatedEvidenceFinder(
     embedder,
     chunks,
     onFailure: (error) =>
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          msg: "related_evidence_semantic_failed",
-          model: embedder.model,
-          ...(error instanceof EmbeddingError ? { code: error.code } : errorModel.logFields(error)),
-        }),
-      ),
+      logLine("warn", "related_evidence_semantic_failed", {
+        model: embedder.model,
+        ...(error instanceof EmbeddingError ? { code: error.code } : errorModel.logFields(error)),
+      }),
   });
   return combineFinders(linked, semantic);
 }

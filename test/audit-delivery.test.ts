@@ -111,7 +111,7 @@ describe("the audit queue's consumer", () => {
   it("retries a batch the database refuses, with a growing delay, and acks nothing", async () => {
     const messages = [message({ events: [event("ada")] }, 1), message({ events: [event("ben")] }, 3)];
     const batch = createMessageBatch("unified-memory-audit", messages);
-    const warn = vi.spyOn(console, "log");
+    const warn = vi.spyOn(console, "warn");
     const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
     const ctx = createExecutionContext();
     const report = await consumeAuditBatch(batch, { store: refusingStore, errors: errorModel });

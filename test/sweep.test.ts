@@ -283,13 +283,14 @@ describe("the sweep queue's consumer", () => {
     const good = message({ subjectKeys: [a.userId], sweptAt: Date.now(), spreadMs: 0 });
     const batch = createMessageBatch<SweepMessage>("unified-memory-sweep", [bad, good]);
     const logs = vi.spyOn(console, "log");
+    const warnings = vi.spyOn(console, "warn");
     const ctx = createExecutionContext();
     await worker.queue(batch, env as Env, ctx);
     const result = await getQueueResult(batch, ctx);
 
     expect(result.explicitAcks.sort()).toEqual([bad.id, good.id].sort());
     expect(result.retryMessages).toEqual([]);
-    expect(logLine(logs, "sweep_message_malformed")).toMatchObject({ level: "warn", messageId: bad.id });
+    expect(logLine(warnings, "sweep_message_malformed")).toMatchObject({ level: "warn", messageId: bad.id });
     expect(logLine(logs, "sweep_batch")).toMatchObject({ messages: 2, malformed: 1, dispatched: 1 });
     expect((await agentStub(a.userId).status()).phase).toBe("scheduled");
   });

@@ -16,6 +16,7 @@ import {
 } from "../domain/audit";
 import { AppError } from "../domain/errors";
 import { localName } from "../domain/workspaces";
+import { logLine } from "../log";
 import type { AuditEntry } from "./audit-trail";
 import { type Caller, requireScope } from "./caller";
 import type { Services } from "./services";
@@ -74,7 +75,7 @@ export async function deliverAudit(
     await services.auditSink.send(events);
     return;
   } catch (error) {
-    log("warn", "audit_queue_failed", { events: events.length, ...services.errors.logFields(error) });
+    logLine("warn", "audit_queue_failed", { events: events.length, ...services.errors.logFields(error) });
   }
   try {
     await services.auditStore.write(events);
@@ -89,7 +90,7 @@ export type LostEvent = Pick<AuditEvent, "id"> & { action?: AuditEvent["action"]
 /** Counts and logs events that are lost for good (never their content beyond ids and actions). */
 export function recordLoss(events: LostEvent[], cause: Record<string, unknown>): void {
   lostEvents += events.length;
-  log("error", "audit_lost", {
+  logLine("error", "audit_lost", {
     events: events.length,
     lostTotal: lostEvents,
     ids: events.slice(0, 20).map((e) => e.id),
@@ -160,12 +161,6 @@ function checkRange(filter: { since?: Date; until?: Date }): void {
   if (filter.since && filter.until && filter.since >= filter.until) {
     throw new AppError("bad_request", '"since" must be before "until"');
   }
-}
-
-function log(level: "warn" | "error", msg: string, fields: Record<string, unknown>): void {
-  const line = JSON.stringify({ level, msg, ...fields });
-  if (level === "error") console.error(line);
-  else console.warn(line);
 }
 
 /** The daily cron: deletes events older than AUDIT_RETENTION_DAYS; how many. */

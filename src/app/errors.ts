@@ -5,6 +5,7 @@
  * the adapters' knowledge, handed in where the worker is assembled.
  */
 import { AppError, type ErrorCode } from "../domain/errors";
+import { logLine } from "../log";
 
 /**
  * The HTTP status of each error code: the HTTP API answers with it, and every other entry point records it
@@ -76,24 +77,17 @@ export function createErrorModel(describe: DescribeFailure): ErrorModel {
     toAppError(err, requestId) {
       if (err instanceof AppError) {
         // Its message names the settings and what is wrong with them, never their values.
-        if (err.code === "config_invalid") logError({ requestId, code: err.code, message: err.message });
+        if (err.code === "config_invalid")
+          logLine("error", "request_failed", { requestId, code: err.code, message: err.message });
         return err;
       }
       const failure = describe(err);
       if (failure?.unavailable) {
-        logError({ requestId, code: "database_unavailable", ...failure });
+        logLine("error", "request_failed", { requestId, code: "database_unavailable", ...failure });
         return databaseUnavailable();
       }
-      logError({ requestId, code: "internal", ...logFields(err) });
+      logLine("error", "request_failed", { requestId, code: "internal", ...logFields(err) });
       return new AppError("internal", "Internal error");
     },
   };
-}
-
-/**
- * One line of JSON per failure: request id, error code, and what the adapter may say of it (for database
- * errors the SQLSTATE and the statement's leading words). Never parameters, bodies or driver messages.
- */
-function logError(fields: Record<string, unknown>): void {
-  console.error(JSON.stringify({ level: "error", msg: "request_failed", ...fields }));
 }

@@ -19,6 +19,7 @@ import {
   type AuditStore,
 } from "../domain/audit";
 import { textProblem } from "../domain/safe-text";
+import { logLine } from "../log";
 
 const RETRY_BASE_SECONDS = 10;
 const MAX_EVENTS_PER_MESSAGE = 100;
@@ -85,7 +86,7 @@ export async function consumeAuditBatch(
     report.retried++;
     m.message.retry({ delaySeconds: RETRY_BASE_SECONDS * 2 ** Math.min(m.message.attempts - 1, 5) });
   }
-  log("info", "audit_batch", { queue: batch.queue, ...report });
+  logLine("info", "audit_batch", { queue: batch.queue, ...report });
   return report;
 }
 
@@ -102,7 +103,7 @@ export async function consumeAuditDeadLetters(
     recordLoss(unwritten, { queue: batch.queue, reason: "database_unavailable" });
   }
   for (const m of valid) m.message.ack();
-  log("info", "audit_dead_letters", { queue: batch.queue, ...report });
+  logLine("info", "audit_dead_letters", { queue: batch.queue, ...report });
   return report;
 }
 
@@ -125,7 +126,7 @@ async function writeAll(
     report.written += events.length;
     return pending;
   } catch (error) {
-    log("warn", "audit_write_failed", { queue, events: events.length, ...deps.errors.logFields(error) });
+    logLine("warn", "audit_write_failed", { queue, events: events.length, ...deps.errors.logFields(error) });
   }
   let unavailable = false;
   for (const m of messages) {
@@ -161,7 +162,7 @@ function parse(batch: MessageBatch<unknown>) {
     const parsed = auditMessage.safeParse(message.body);
     if (!parsed.success) {
       report.malformed++;
-      log("warn", "audit_message_malformed", {
+      logLine("warn", "audit_message_malformed", {
         queue: batch.queue,
         messageId: message.id,
         issues: issuesOf(parsed.error),
@@ -197,7 +198,3 @@ function lossOf(body: unknown): LostEvent {
 /** Paths and messages only: never the values (they may be a user's text). */
 const issuesOf = (error: z.ZodError) =>
   error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`);
-
-function log(level: "info" | "warn", msg: string, fields: Record<string, unknown>): void {
-  console.log(JSON.stringify({ level, msg, ...fields }));
-}

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
+import { logLine } from "../log";
 import type { MemoryAgents } from "../memory/memory-agents-port";
 import { dispatchToAgents } from "../memory/sweep-fanout";
 
@@ -43,7 +44,7 @@ export async function consumeSweepBatch(
     const parsed = sweepMessage.safeParse(message.body);
     if (!parsed.success) {
       report.malformed++;
-      log("warn", "sweep_message_malformed", {
+      logLine("warn", "sweep_message_malformed", {
         queue: batch.queue,
         messageId: message.id,
         issues: parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`),
@@ -67,10 +68,6 @@ export async function consumeSweepBatch(
     report.retried++;
     message.retry({ delaySeconds: RETRY_BASE_SECONDS * 2 ** Math.min(message.attempts - 1, 5) });
   }
-  log("info", "sweep_batch", { queue: batch.queue, ...report });
+  logLine("info", "sweep_batch", { queue: batch.queue, ...report });
   return report;
-}
-
-function log(level: "info" | "warn", msg: string, fields: Record<string, unknown>): void {
-  console.log(JSON.stringify({ level, msg, ...fields }));
 }

@@ -13,6 +13,7 @@
  */
 import { isRunErrorCode, MEMORY_STATUSES, type MemoryStatus } from "../domain/memory";
 import { sha256Hex } from "../domain/sha256";
+import { logLine } from "../log";
 import type { CachedMembership, MemoryCache, ServedMemory } from "../memory/memory-cache";
 import { MIN_ENTRY_TTL_SECONDS } from "../memory/memory-cache";
 
@@ -44,7 +45,7 @@ export function createKvMemoryCache(kv: KVNamespace): MemoryCache {
       return await get();
     } catch (error) {
       // A cache that cannot be read is a miss (for every key asked): the caller reads Postgres.
-      console.warn(JSON.stringify({ level: "warn", msg: "memory_cache_read_failed", error: nameOf(error) }));
+      logLine("warn", "memory_cache_read_failed", { error: nameOf(error) });
       return null;
     }
   };

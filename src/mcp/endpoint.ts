@@ -9,6 +9,7 @@ import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
 import type { EndpointContext, ProtocolEndpoint } from "../app/endpoint";
 import type { Services } from "../app/services";
 import { AppError } from "../domain/errors";
+import { logLine } from "../log";
 import { createMemoryMcpServer } from "./server";
 import { clientOfSessionId, sessionIdFor } from "./session-id";
 
@@ -37,8 +38,7 @@ export const mcpEndpoint: ProtocolEndpoint = {
     const handler = createMcpHandler(
       () => createMemoryMcpServer({ services, caller, requestId, userAgent, sessionClient: session }),
       {
-        onerror: (error) =>
-          console.warn(JSON.stringify({ level: "warn", msg: "mcp_error", requestId, error: error.message })),
+        onerror: (error) => logLine("warn", "mcp_error", { requestId, error: error.message }),
       },
     );
     const answer = await handler.fetch(withoutSessionId(request), {
