@@ -5,10 +5,12 @@ import { type Embedder, EmbeddingError, type EmbeddingPurpose } from "../../src/
 import {
   type ChunkStore,
   EMBED_MAX_ITEMS,
+  EMBED_WRITE_MAX_CHUNKS,
   type EmbeddedChunk,
   type EmbeddingKey,
   type EmbeddingSource,
   embedItems,
+  type ItemChunks,
 } from "../../src/domain/item-embedding";
 
 /** Vectors [length of the text, 1]: easy to tell apart and to check. */
@@ -40,10 +42,16 @@ class FakeChunkStore implements ChunkStore {
   async load(ids: string[]): Promise<EmbeddingSource[]> {
     return ids.flatMap((id) => (this.sources.has(id) ? [this.sources.get(id)!] : []));
   }
-  async write(item: { itemId: string; contentHash: string }, key: EmbeddingKey, chunks: EmbeddedChunk[]) {
-    if (this.changing.has(item.itemId)) return { written: false };
-    this.written.set(item.itemId, { key, contentHash: item.contentHash, chunks });
-    return { written: true };
+  readonly writes: number[] = [];
+  async write(key: EmbeddingKey, items: ItemChunks[]) {
+    this.writes.push(items.length);
+    const written: string[] = [];
+    for (const { itemId, contentHash, chunks } of items) {
+      if (this.changing.has(itemId)) continue;
+      this.written.set(itemId, { key, contentHash, chunks });
+      written.push(itemId);
+    }
+    return { written };
   }
 }
 
@@ -63,6 +71,7 @@ describe("embedItems", () => {
     const store = new FakeChunkStore().add(source("a", "short")).add(source("b", longBody));
     const outcome = await embedItems(["a", "b"], { embedder, chunks: store });
     expect(outcome).toEqual({ written: ["a", "b"], skipped: [], missing: [] });
+    expect(store.writes).toEqual([2]);
 
     const expectedB = chunkItem(store.sources.get("b")!, 64);
     expect(expectedB.length).toBeGreaterThan(2);
@@ -85,6 +94,18 @@ describe("embedItems", () => {
         embedding: [c.text.length, 1],
       })),
     );
+  });
+
+  it(`writes a message's items in statements of at most ${EMBED_WRITE_MAX_CHUNKS} chunks, an item's never split`, async () => {
+    const store = new FakeChunkStore();
+    const ids = Array.from({ length: EMBED_MAX_ITEMS }, (_, i) => `i${i}`);
+    for (const id of ids) store.add(source(id, longBody));
+    const perItem = chunkItem(store.sources.get("i0")!, 64).length;
+    const outcome = await embedItems(ids, { embedder: new FakeEmbedder(), chunks: store });
+    expect(outcome.written).toEqual(ids);
+    const perStatement = Math.floor(EMBED_WRITE_MAX_CHUNKS / perItem);
+    expect(store.writes.length).toBe(Math.ceil(ids.length / perStatement));
+    expect(Math.max(...store.writes) * perItem).toBeLessThanOrEqual(EMBED_WRITE_MAX_CHUNKS);
   });
 
   it("reports items that changed before their write as skipped and vanished ones as missing", async () => {
@@ -129,6 +150,8 @@ describe("embedItems", () => {
     });
     expect(embedder.calls).toEqual([]);
     const ids = Array.from({ length: EMBED_MAX_ITEMS + 1 }, (_, i) => `id-${i}`);
-    await expect(embedItems(ids, { embedder, chunks: new FakeChunkStore() })).rejects.toThrow(/at most 20/);
+    await expect(embedItems(ids, { embedder, chunks: new FakeChunkStore() })).rejects.toThrow(
+      `at most ${EMBED_MAX_ITEMS}`,
+    );
   });
 });
