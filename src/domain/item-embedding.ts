@@ -19,8 +19,12 @@ export const EMBEDDING_MAX_BODY_CHARS = CHUNK_MAX_PER_ITEM * CHUNK_MAX_TOKENS * 
  * written in statements of at most EMBED_WRITE_MAX_CHUNKS chunks). 100 ids are about 4 KB of a message.
  */
 export const EMBED_MAX_ITEMS = 100;
-/** Chunks per write statement: 500 vectors of 1,536 floats are about 8 MB of SQL text. */
-export const EMBED_WRITE_MAX_CHUNKS = 500;
+/**
+ * Chunks per write statement. Each vector's insert into the model's HNSW index costs about 1-5 ms on a busy
+ * 2-core machine, so 100 chunks stay well inside a statement's deadline (DATABASE_QUERY_TIMEOUT_MS);
+ * 500 did not under load (timeouts, the message retried).
+ */
+export const EMBED_WRITE_MAX_CHUNKS = 100;
 
 /** Which embeddings: the embedder's id and its vectors' length. */
 export interface EmbeddingKey {
