@@ -20,11 +20,12 @@ export const EMBEDDING_MAX_BODY_CHARS = CHUNK_MAX_PER_ITEM * CHUNK_MAX_TOKENS * 
  */
 export const EMBED_MAX_ITEMS = 100;
 /**
- * Chunks per write statement. Each vector's insert into the model's HNSW index costs about 1-5 ms on a busy
- * 2-core machine, so 100 chunks stay well inside a statement's deadline (DATABASE_QUERY_TIMEOUT_MS);
- * 500 did not under load (timeouts, the message retried).
+ * Chunks per write statement. Each vector's insert into the model's HNSW index is most of a write's cost
+ * (1.3 ms a vector at 10,000 vectors on this 2-core machine, and 10-40 ms at 100,000 under a load average of
+ * 16), so a statement must stay well inside the database deadline (DATABASE_QUERY_TIMEOUT_MS, 4 s by
+ * default): at 500 and at 100 chunks some statements timed out under load and their messages were retried.
  */
-export const EMBED_WRITE_MAX_CHUNKS = 100;
+export const EMBED_WRITE_MAX_CHUNKS = 50;
 
 /** Which embeddings: the embedder's id and its vectors' length. */
 export interface EmbeddingKey {
