@@ -86,6 +86,8 @@ if (process.env.EMBEDDING_MODEL) {
 }
 
 const results: { embedder: string; collection: string; items: number; indexMs: number; table: Table }[] = [];
+/** Every query's answer in every mode, for reading which queries a mode loses (bench/results/retrieval-answers.json). */
+const answers: Record<string, unknown>[] = [];
 try {
   for (const [i, embedder] of embedders.entries()) {
     const stack = await startBenchStack(`retrieval-${i}`, embedder.vars);
@@ -122,16 +124,17 @@ try {
 
       for (const c of collections) {
         const reference = new Bm25Reference(c.items);
-        const perQuery: { query: Query; mode: Mode; scores: Record<Metric, number> }[] = [];
+        const perQuery: { query: Query; mode: Mode; scores: Record<Metric, number>; found: string[] }[] = [];
         for (const query of c.queries) {
-          perQuery.push({ query, mode: "bm25", scores: score(reference.search(query.q, K), query.relevant) });
+          const bm25 = reference.search(query.q, K);
+          perQuery.push({ query, mode: "bm25", scores: score(bm25, query.relevant), found: bm25 });
           for (const mode of MODES.filter((m) => m !== "bm25")) {
             const params = new URLSearchParams({ q: query.q, mode, limit: String(K) });
             const page = (await api(c.user, "GET", `/items?${params}`)) as {
               items: { externalId: string }[];
             };
             const found = page.items.map((h) => h.externalId);
-            perQuery.push({ query, mode, scores: score(found, query.relevant) });
+            perQuery.push({ query, mode, scores: score(found, query.relevant), found });
           }
         }
         results.push({
@@ -141,6 +144,15 @@ try {
           indexMs,
           table: tabulate(c.kinds, perQuery),
         });
+        answers.push(
+          ...perQuery.map((p) => ({
+            collection: c.name,
+            embedder: embedder.name,
+            ...p.query,
+            mode: p.mode,
+            found: p.found,
+          })),
+        );
       }
     } finally {
       await stack.close();
@@ -154,6 +166,7 @@ writeFileSync(
   `${ROOT}bench/results/retrieval.json`,
   JSON.stringify({ at: now.toISOString(), backend: backend(), k: K, results }, null, 2),
 );
+writeFileSync(`${ROOT}bench/results/retrieval-answers.json`, JSON.stringify(answers, null, 1));
 const f = (x: number) => x.toFixed(2);
 for (const r of results) {
   console.log(
@@ -166,6 +179,14 @@ for (const r of results) {
   for (const [kind, row] of Object.entries(r.table)) {
     const cells = METRICS.map((m) => MODES.map((mode) => f(row[mode][m])).join(" | ")).join(" | ");
     console.log(`| ${kind} | ${row.queries} | ${cells} |`);
+  }
+  // Fusion's goal: hybrid recall@10 at most 0.03 under the better channel on every kind.
+  for (const [kind, row] of Object.entries(r.table)) {
+    const best = Math.max(row.keyword["recall@10"], row.semantic["recall@10"]);
+    const margin = row.hybrid["recall@10"] - best;
+    console.log(
+      `${kind}: hybrid recall@10 ${f(row.hybrid["recall@10"])}, better channel ${f(best)} (${margin >= -0.03 ? "within" : "NOT within"} 0.03)`,
+    );
   }
 }
 

@@ -5,7 +5,7 @@
 import { buildAgentDeps, buildServices, createWorkerApp } from "./composition";
 import { consumeAuditBatch, consumeAuditDeadLetters } from "./cron/audit-consumer";
 import { pruneAudit } from "./cron/audit-retention";
-import { runSweep } from "./cron/cron-sweep-handler";
+import { runModelBackfillStart, runSweep } from "./cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "./cron/embed-consumer";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
 import { consumeWebhookBatch, consumeWebhookDeadLetters } from "./cron/webhook-consumer";
@@ -21,9 +21,23 @@ export class MemoryAgent extends MemoryAgentShell {
 }
 
 const app = createWorkerApp();
+/** The embedding settings this isolate has started (or seen) the backfill of: checked on its first request. */
+let embeddingSettingsSeen: string | undefined;
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  fetch(request, env, ctx) {
+    const settings = env.EMBEDDING_MODEL
+      ? `${env.EMBEDDING_MODEL} ${env.EMBEDDING_DIMENSIONS ?? ""}`
+      : undefined;
+    if (settings && settings !== embeddingSettingsSeen) {
+      // A model just configured (or changed): its backfill starts now, off the response path.
+      embeddingSettingsSeen = settings;
+      // Settings that do not build are the request's to report, not this.
+      const start = Promise.resolve().then(() => runModelBackfillStart(buildServices(env, ctx)));
+      ctx.waitUntil(start.catch(() => {}));
+    }
+    return app.fetch(request, env, ctx);
+  },
   email: (message, env, ctx) => receiveEmail(message, buildServices(env, ctx)),
   async scheduled(controller, env, _ctx) {
     const services = buildServices(env);

@@ -17,7 +17,12 @@ import {
   vectorSearchQuery,
   vectorSearchSettings,
 } from "../src/db/item-chunk-search";
-import { deleteOtherModelChunks, loadEmbeddingSources, writeItemChunks } from "../src/db/item-chunk-writes";
+import {
+  deleteOtherModelChunks,
+  loadEmbeddingSources,
+  writeItemChunks,
+  writeItemsChunks,
+} from "../src/db/item-chunk-writes";
 import { createItemStore } from "../src/db/item-store";
 import { createPgEmbeddingIndex } from "../src/db/pg-embedding-index";
 import { itemChunks, items } from "../src/db/schema";
@@ -108,6 +113,27 @@ describe("writeItemChunks", () => {
     await writeItemChunks(db, target, [chunk(0, [0, 0, 1], [0, 5])]);
     const rows = await chunksOf(note!.id, key);
     expect(rows.map((r) => [r.index, r.end, r.embedding])).toEqual([[0, 5, [0, 0, 1]]]);
+  });
+
+  it("writes several items in one statement, each only if it still has its hash, each trimmed to its own chunks", async () => {
+    const key = modelKey();
+    const owner = newUserId();
+    const [a, b, c] = await ingest(owner, [input("a"), input("b"), input("c")]);
+    await writeItemChunks(db, { ...key, itemId: a!.id, contentHash: a!.hash }, [
+      chunk(0, [1, 0, 0]),
+      chunk(1, [0, 1, 0]),
+    ]);
+    const [changed] = await ingest(owner, [input("c", { body: "c changed" })]);
+    const { written } = await writeItemsChunks(db, key, [
+      { itemId: a!.id, contentHash: a!.hash, chunks: [chunk(0, [0, 0, 1])] },
+      { itemId: b!.id, contentHash: b!.hash, chunks: [chunk(0, [1, 1, 0]), chunk(1, [0, 1, 1])] },
+      { itemId: c!.id, contentHash: c!.hash, chunks: [chunk(0, [1, 0, 1])] },
+    ]);
+    expect(written.sort()).toEqual([a!.id, b!.id].sort());
+    expect((await chunksOf(a!.id, key)).map((r) => [r.index, r.embedding])).toEqual([[0, [0, 0, 1]]]);
+    expect((await chunksOf(b!.id, key)).map((r) => r.index)).toEqual([0, 1]);
+    expect(changed!.hash).not.toBe(c!.hash);
+    expect(await chunksOf(c!.id, key)).toEqual([]);
   });
 
   it("writes nothing when the item changed since it was read: the newer content wins", async () => {

@@ -116,8 +116,74 @@ export async function embeddingStatus(
 ): Promise<EmbeddingStatus> {
   const { embedder } = services;
   if (!embedder) return { configured: false, model: null, dimensions: null };
-  const counts = await services.embeddings.counts(workspaceId, refOf(embedder));
-  return { configured: true, model: embedder.model, dimensions: embedder.dimensions, ...counts };
+  const ref = refOf(embedder);
+  const [counts, key] = await Promise.all([
+    services.embeddings.counts(workspaceId, ref),
+    // A model of unknown size: its stored vectors' size, once the first is written.
+    ref.dimensions === null ? services.embeddings.vectorKey(ref) : null,
+  ]);
+  const dimensions = ref.dimensions ?? key?.dimensions ?? null;
+  return { configured: true, model: embedder.model, dimensions, ...counts };
+}
+
+/** Pages (of MODEL_BACKFILL_SCAN items) one backfill step reads before handing on to the next step. */
+export const MODEL_BACKFILL_PAGES_PER_STEP = 4;
+const MODEL_BACKFILL_SCAN = 5000;
+
+/** Models whose backfill this isolate has seen started (by itself or another). */
+const backfillClaimed = new Set<string>();
+
+/**
+ * When a model is configured (or changed), the items lacking its vectors are queued at once, not at the
+ * next daily backfill: the first caller in an isolate (the worker's first request) claims the model in
+ * the database, and the one caller that claims it first sends the backfill's first step to the embeddings
+ * queue (continueModelBackfill). Every later call in the isolate does nothing. Answers whether this call
+ * started it. A failed send releases the claim, for the next caller.
+ */
+export async function startModelBackfill(services: EmbeddingServices): Promise<boolean> {
+  const { embedder } = services;
+  if (!embedder) return false;
+  const ref = refOf(embedder);
+  const name = `${ref.model} ${ref.dimensions}`;
+  if (backfillClaimed.has(name)) return false;
+  backfillClaimed.add(name);
+  try {
+    if (!(await services.embeddings.claimBackfill(ref))) return false;
+  } catch (error) {
+    backfillClaimed.delete(name);
+    throw error;
+  }
+  try {
+    await services.embedQueue.send([{ backfill: { model: embedder.model, after: null } }]);
+    return true;
+  } catch (error) {
+    backfillClaimed.delete(name);
+    await services.embeddings.releaseBackfill(ref).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * One step of a model's backfill (an EmbedBackfillMessage): up to MODEL_BACKFILL_PAGES_PER_STEP pages of
+ * the items lacking the model's vectors, from `after`, sent as item messages, then the next step, until the
+ * last item. Null (nothing done) when that model is no longer the configured one.
+ */
+export async function continueModelBackfill(
+  services: EmbeddingServices,
+  step: { model: string; after: string | null },
+): Promise<BackfillReport | null> {
+  const { embedder } = services;
+  if (!embedder || embedder.model !== step.model) return null;
+  const pageTrips = 1 + Math.ceil(MODEL_BACKFILL_SCAN / EMBED_IDS_PER_SEND);
+  const report = await backfillEmbeddings(services, {
+    after: step.after,
+    scan: MODEL_BACKFILL_SCAN,
+    maxRoundTrips: MODEL_BACKFILL_PAGES_PER_STEP * pageTrips,
+  });
+  if (report && !report.complete) {
+    await services.embedQueue.send([{ backfill: { model: step.model, after: report.resumeAfter } }]);
+  }
+  return report;
 }
 
 export interface BackfillReport {

@@ -3,7 +3,12 @@
  * backfill of items lacking embeddings and the vector index's upkeep, each reported as one structured
  * log line.
  */
-import { type BackfillReport, backfillEmbeddings, maintainVectorIndex } from "../app/embeddings";
+import {
+  type BackfillReport,
+  backfillEmbeddings,
+  maintainVectorIndex,
+  startModelBackfill,
+} from "../app/embeddings";
 import type { Services } from "../app/services";
 import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
 import type { FanOutLimits } from "../memory/sweep-fanout";
@@ -81,6 +86,7 @@ export async function runSweep(
       ...report,
     }),
   );
+  await runModelBackfillStart(services);
   await runEmbeddingBackfill(services);
   await runVectorIndexUpkeep(services);
   return report;
@@ -127,5 +133,35 @@ export async function runEmbeddingBackfill(services: Services): Promise<Backfill
       }),
     );
     return null;
+  }
+}
+
+/**
+ * Starts the configured model's backfill through the embeddings queue if no one has yet (the worker's
+ * first request in an isolate calls this; so does the cron). A failure is logged: the next isolate, or the
+ * daily backfill, tries again.
+ */
+export async function runModelBackfillStart(services: Services): Promise<boolean> {
+  try {
+    const started = await startModelBackfill(services);
+    if (started) {
+      console.log(
+        JSON.stringify({
+          level: "info",
+          msg: "embedding_model_backfill_started",
+          model: services.embedder?.model,
+        }),
+      );
+    }
+    return started;
+  } catch (error) {
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "embedding_model_backfill_start_failed",
+        ...services.errors.logFields(error),
+      }),
+    );
+    return false;
   }
 }

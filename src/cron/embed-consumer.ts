@@ -1,34 +1,49 @@
 /**
  * The embeddings queue's consumer: each message names up to EMBED_MAX_ITEMS items whose content changed;
- * they are chunked, embedded and written (app/embeddings.ts embedQueuedItems), each only if the item still
- * has the content it was read with, so an update or delete racing the consumer wins. A message is acked
+ * they are chunked, embedded and written (app/embeddings.ts embedQueuedItems: one read, the embedder's
+ * batches, one write statement), each only if the item still has the content it was read with, so an
+ * update or delete racing the consumer wins. A batch's messages are handled a few at a time. A message is acked
  * when its items were written or skipped; a provider error (rate limit, outage, timeout) or a database
  * error retries it through the queue after a growing delay (the provider's Retry-After when longer), up to
  * the queue's max_retries, then the dead-letter queue: never a retry loop here. A request the provider
  * refuses as malformed, or a malformed message, is logged and acked: retrying cannot fix it. After a batch
  * that wrote vectors, the model's HNSW index is built if this isolate has not seen to it yet; a failure
- * there is logged and changes nothing of the batch (the daily upkeep builds a missing index).
+ * there is logged and changes nothing of the batch (the daily upkeep builds a missing index). A backfill
+ * step (a model was just configured: app/embeddings.ts startModelBackfill) pages through the items lacking
+ * the model's vectors and sends them, then its next step.
  */
 import { z } from "zod";
-import { embedQueuedItems, ensureModelIndex } from "../app/embeddings";
+import { continueModelBackfill, embedQueuedItems, ensureModelIndex } from "../app/embeddings";
 import type { Services } from "../app/services";
 import { EmbeddingError } from "../domain/embeddings";
 import { EMBED_MAX_ITEMS } from "../domain/item-embedding";
 import { isUuid } from "../domain/memory";
 
 const RETRY_BASE_SECONDS = 30;
+/** Messages of a batch handled at once (each up to EMBED_MAX_ITEMS items). */
+const EMBED_MESSAGE_CONCURRENCY = 4;
 /** Cloudflare Queues delay a retry by at most 12 hours. */
 const RETRY_MAX_SECONDS = 12 * 3600;
 
-const embedMessage = z.object({
-  itemIds: z.array(z.string().refine(isUuid, "not an item id")).min(1).max(EMBED_MAX_ITEMS),
-});
+const embedMessage = z.union([
+  z.object({
+    itemIds: z.array(z.string().refine(isUuid, "not an item id")).min(1).max(EMBED_MAX_ITEMS),
+  }),
+  z.object({
+    backfill: z.object({
+      model: z.string().min(1).max(500),
+      after: z.string().refine(isUuid, "not an item id").nullable(),
+    }),
+  }),
+]);
 
 export interface EmbedBatchReport {
   messages: number;
   written: number;
   skipped: number;
   missing: number;
+  /** Items a backfill step handed to the queue. */
+  enqueued: number;
   retried: number;
   dropped: number;
   malformed: number;
@@ -43,53 +58,20 @@ export async function consumeEmbedBatch(
     written: 0,
     skipped: 0,
     missing: 0,
+    enqueued: 0,
     retried: 0,
     dropped: 0,
     malformed: 0,
   };
-  for (const message of batch.messages) {
-    report.messages++;
-    const parsed = embedMessage.safeParse(message.body);
-    if (!parsed.success) {
-      report.malformed++;
-      log("warn", "embed_message_malformed", { queue: batch.queue, messageId: message.id });
-      message.ack();
-      continue;
+  // Messages in parallel, a few at a time: each is a load, its embedding requests and one write, so the
+  // consumer's time is round trips, not CPU.
+  const messages = [...batch.messages];
+  const next = async (): Promise<void> => {
+    for (let message = messages.shift(); message; message = messages.shift()) {
+      await consumeMessage(batch.queue, message, services, report);
     }
-    try {
-      const outcome = await embedQueuedItems(services, parsed.data.itemIds);
-      if (!outcome) {
-        // No embedder (any more): nothing to do; the backfill covers these items once one is configured.
-        report.dropped++;
-        message.ack();
-        continue;
-      }
-      report.written += outcome.written.length;
-      report.skipped += outcome.skipped.length;
-      report.missing += outcome.missing.length;
-      message.ack();
-    } catch (error) {
-      const permanent = error instanceof EmbeddingError && error.code === "embedding_bad_request";
-      const fields = {
-        queue: batch.queue,
-        messageId: message.id,
-        attempts: message.attempts,
-        ...(error instanceof EmbeddingError ? { code: error.code } : services.errors.logFields(error)),
-      };
-      if (permanent) {
-        report.dropped++;
-        log("warn", "embed_message_dropped", fields);
-        message.ack();
-        continue;
-      }
-      report.retried++;
-      const backoff = RETRY_BASE_SECONDS * 2 ** Math.min(message.attempts - 1, 8);
-      const providerWait = error instanceof EmbeddingError ? (error.retryAfterSeconds ?? 0) : 0;
-      const delaySeconds = Math.min(RETRY_MAX_SECONDS, Math.max(backoff, Math.ceil(providerWait)));
-      log("warn", "embed_message_retried", { ...fields, delaySeconds });
-      message.retry({ delaySeconds });
-    }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(EMBED_MESSAGE_CONCURRENCY, messages.length) }, next));
   if (report.written > 0) {
     // The model's index, once per isolate; a failure leaves the written vectors and the acks as they are.
     await ensureModelIndex(services).catch((error) =>
@@ -98,6 +80,62 @@ export async function consumeEmbedBatch(
   }
   log("info", "embed_batch", { queue: batch.queue, ...report });
   return report;
+}
+
+async function consumeMessage(
+  queue: string,
+  message: Message<unknown>,
+  services: Pick<Services, "embedder" | "embeddings" | "embedQueue" | "errors">,
+  report: EmbedBatchReport,
+): Promise<void> {
+  report.messages++;
+  const parsed = embedMessage.safeParse(message.body);
+  if (!parsed.success) {
+    report.malformed++;
+    log("warn", "embed_message_malformed", { queue, messageId: message.id });
+    message.ack();
+    return;
+  }
+  try {
+    if ("backfill" in parsed.data) {
+      const step = await continueModelBackfill(services, parsed.data.backfill);
+      if (step) report.enqueued += step.enqueued;
+      else report.dropped++;
+      message.ack();
+      return;
+    }
+    const outcome = await embedQueuedItems(services, parsed.data.itemIds);
+    if (!outcome) {
+      // No embedder (any more): nothing to do; the backfill covers these items once one is configured.
+      report.dropped++;
+      message.ack();
+      return;
+    }
+    report.written += outcome.written.length;
+    report.skipped += outcome.skipped.length;
+    report.missing += outcome.missing.length;
+    message.ack();
+  } catch (error) {
+    const permanent = error instanceof EmbeddingError && error.code === "embedding_bad_request";
+    const fields = {
+      queue,
+      messageId: message.id,
+      attempts: message.attempts,
+      ...(error instanceof EmbeddingError ? { code: error.code } : services.errors.logFields(error)),
+    };
+    if (permanent) {
+      report.dropped++;
+      log("warn", "embed_message_dropped", fields);
+      message.ack();
+      return;
+    }
+    report.retried++;
+    const backoff = RETRY_BASE_SECONDS * 2 ** Math.min(message.attempts - 1, 8);
+    const providerWait = error instanceof EmbeddingError ? (error.retryAfterSeconds ?? 0) : 0;
+    const delaySeconds = Math.min(RETRY_MAX_SECONDS, Math.max(backoff, Math.ceil(providerWait)));
+    log("warn", "embed_message_retried", { ...fields, delaySeconds });
+    message.retry({ delaySeconds });
+  }
 }
 
 function log(level: "info" | "warn", msg: string, fields: Record<string, unknown>): void {

@@ -5,7 +5,7 @@
  * sizes are never read as this one's.
  */
 import { inArray, sql } from "drizzle-orm";
-import type { EmbeddedChunk, EmbeddingKey, EmbeddingSource } from "../domain/item-embedding";
+import type { EmbeddedChunk, EmbeddingKey, EmbeddingSource, ItemChunks } from "../domain/item-embedding";
 import type { Db } from "./client";
 import { vectorLiteral } from "./item-chunk-index";
 import { items } from "./schema";
@@ -16,57 +16,83 @@ export interface ChunkWriteTarget extends EmbeddingKey {
   contentHash: string;
 }
 
-/**
- * Replaces the item's chunks of this model with `chunks`, in one statement, only if the item still
- * exists with `contentHash`. The statement locks the item row (FOR SHARE) and re-checks the hash on its
- * newest version, so an update or delete that commits first wins (nothing is written; `written: false`),
- * and one that comes later waits for this write and then makes these chunks stale (a newer hash) or
- * removes them (the cascade). Chunks past the new last index (the body got shorter) are deleted.
- */
+/** Replaces one item's chunks (writeItemsChunks of one item): `written: false` when it changed or went away. */
 export async function writeItemChunks(
   db: Db,
   target: ChunkWriteTarget,
   chunks: EmbeddedChunk[],
 ): Promise<{ written: boolean }> {
-  if (chunks.length === 0) throw new Error("an item has at least one chunk");
-  for (const chunk of chunks) {
-    if (chunk.embedding.length !== target.dimensions) {
-      throw new Error(
-        `chunk ${chunk.index} has ${chunk.embedding.length} dimensions, not ${target.dimensions}`,
-      );
+  const { model, dimensions, itemId, contentHash } = target;
+  const { written } = await writeItemsChunks(db, { model, dimensions }, [{ itemId, contentHash, chunks }]);
+  return { written: written.length > 0 };
+}
+
+/**
+ * Replaces each item's chunks of this model with its `chunks`, in one statement for all of them, only for
+ * the items that still exist with their `contentHash`; answers their ids. The statement locks those item
+ * rows (FOR SHARE, in id order) and re-checks the hash on their newest versions, so an update or delete
+ * that commits first wins (nothing is written for that item), and one that comes later waits for this
+ * write and then makes these chunks stale (a newer hash) or removes them (the cascade). Chunks past an
+ * item's new last index (its body got shorter) are deleted.
+ */
+export async function writeItemsChunks(
+  db: Db,
+  key: EmbeddingKey,
+  targets: ItemChunks[],
+): Promise<{ written: string[] }> {
+  if (targets.length === 0) return { written: [] };
+  const rows: { d: string; h: string; c: number; i: number; s: number; e: number; n: string; v: string }[] =
+    [];
+  for (const target of targets) {
+    if (target.chunks.length === 0) throw new Error("an item has at least one chunk");
+    for (const chunk of target.chunks) {
+      if (chunk.embedding.length !== key.dimensions) {
+        throw new Error(
+          `chunk ${chunk.index} has ${chunk.embedding.length} dimensions, not ${key.dimensions}`,
+        );
+      }
+      rows.push({
+        d: target.itemId,
+        h: target.contentHash,
+        c: target.chunks.length,
+        i: chunk.index,
+        s: chunk.start,
+        e: chunk.end,
+        n: chunk.snippet,
+        v: vectorLiteral(chunk.embedding),
+      });
     }
   }
-  const rows = chunks.map((c) => ({
-    i: c.index,
-    s: c.start,
-    e: c.end,
-    n: c.snippet,
-    v: vectorLiteral(c.embedding),
-  }));
-  const { model, dimensions, itemId, contentHash } = target;
+  const { model, dimensions } = key;
   const result = await db.execute(sql`
-    with target as (
-      select id from items where id = ${itemId}::uuid and content_hash = ${contentHash} for share
+    with input as materialized (
+      select r.d::uuid as item_id, r.h, r.c, r.i, r.s, r.e, r.n, r.v
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(d text, h text, c int, i int, s int, e int, n text, v text)
+    ), target as (
+      select it.id, it.content_hash from items it
+      where (it.id, it.content_hash) in (select distinct item_id, h from input)
+      order by it.id for share
     ), upserted as (
       insert into item_chunks
         (item_id, model, dimensions, chunk_index, content_hash, start_offset, end_offset, snippet, embedding)
-      select t.id, ${model}, ${dimensions}::int, r.i, ${contentHash}, r.s, r.e, r.n, r.v::vector
-      from target t cross join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(i int, s int, e int, n text, v text)
+      select t.id, ${model}, ${dimensions}::int, r.i, t.content_hash, r.s, r.e, r.n, r.v::vector
+      from target t join input r on r.item_id = t.id
+      order by t.id, r.i
       on conflict (item_id, model, dimensions, chunk_index) do update set
         content_hash = excluded.content_hash, start_offset = excluded.start_offset,
         end_offset = excluded.end_offset, snippet = excluded.snippet, embedding = excluded.embedding,
         embedded_at = now()
       returning 1
     ), trimmed as (
-      delete from item_chunks c using target t
-      where c.item_id = t.id and c.model = ${model} and c.dimensions = ${dimensions}::int
-        and c.chunk_index >= ${chunks.length}::int
+      delete from item_chunks c
+      using target t, (select distinct item_id, c as total from input) k
+      where k.item_id = t.id and c.item_id = t.id and c.model = ${model} and c.dimensions = ${dimensions}::int
+        and c.chunk_index >= k.total
       returning 1
     )
-    select (select count(*) from target) as matched, (select count(*) from upserted) as written`);
-  const row = result.rows[0] as { matched: string | number } | undefined;
-  return { written: Number(row?.matched ?? 0) > 0 };
+    select t.id::text as id, (select count(*) from upserted) as written from target t`);
+  return { written: (result.rows as { id: string }[]).map((r) => r.id) };
 }
 
 /**

@@ -22,7 +22,7 @@ import { PAGE_LIMIT } from "../domain/pages";
 import { type Db, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
-import { type KeywordQuery, keywordQuery } from "./keyword-query";
+import { isQuestion, type KeywordQuery, keywordQuery } from "./keyword-query";
 import { anyTerm, type KeywordStats, keywordRanked, keywordStatistics } from "./keyword-ranking";
 import { items } from "./schema";
 import { decodeCursor, decodeFusedCursor, encodeCursor, encodeFusedCursor } from "./search-cursor";
@@ -38,6 +38,14 @@ import { decodeCursor, decodeFusedCursor, encodeCursor, encodeFusedCursor } from
  * nothing the vector channel also found, it adds its candidates freely.
  */
 export const VECTOR_WEIGHT = 0.25;
+/**
+ * The vector channel's weight for a query written as a question (keyword-query.ts isQuestion). A question
+ * names its subject in a few content words among framing words (who, did, say, about, ...): BM25 drops the
+ * framing and weighs the content words by rarity, while the query's embedding carries the framing too and
+ * sits nearer to every conversational item, so the vector channel is a weaker judge of a question than of a
+ * topical query and only breaks near-ties of the keyword channel (docs/search-ranking.md, the benchmark).
+ */
+export const QUESTION_VECTOR_WEIGHT = 0.1;
 /** Hybrid search fuses the top FUSION_DEPTH of each channel. */
 export const FUSION_DEPTH = 50;
 /** Semantic search ranks the vector channel's top SEMANTIC_DEPTH items. */
@@ -74,6 +82,7 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   return rankedSearch(db, subjectKey, filters, limit, query.cursor, {
     keyword: mode === "semantic" ? null : keywordQuery(q),
     vector: mode === "keyword" ? undefined : query.embedding,
+    vectorWeight: isQuestion(q) ? QUESTION_VECTOR_WEIGHT : VECTOR_WEIGHT,
   });
 }
 
@@ -130,7 +139,7 @@ async function rankedSearch(
   filters: (SQL | undefined)[],
   limit: number,
   cursorText: string | undefined,
-  channels: { keyword: KeywordQuery | null; vector: SearchQuery["embedding"] },
+  channels: { keyword: KeywordQuery | null; vector: SearchQuery["embedding"]; vectorWeight: number },
 ): Promise<SearchPage> {
   const { keyword, vector } = channels;
   if (!vector) return keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
@@ -150,7 +159,7 @@ async function rankedSearch(
         from (${keywordRanked(subjectKey, keyword, stats, conditions)}) k
         order by score desc, occurred_at desc, id desc limit ${depth}::int`
       : sql`select null::uuid as id, null::float8 as rel, null::bigint as r where false`;
-  const vectorWeight = keyword ? VECTOR_WEIGHT : 1;
+  const vectorWeight = keyword ? channels.vectorWeight : 1;
   const loose = keyword ? anyTerm(keyword.terms) : sql`null::tsquery`;
   const after = cursor
     ? sql`where (f.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`

@@ -44,6 +44,46 @@ type Token =
   | { kind: "phrase"; words: string[]; negated: boolean }
   | { kind: "or" };
 
+/** Words that open a question (or a request phrased as one). */
+const QUESTION_OPENERS = new Set([
+  "who",
+  "whom",
+  "whose",
+  "what",
+  "when",
+  "where",
+  "which",
+  "why",
+  "how",
+  "did",
+  "do",
+  "does",
+  "is",
+  "are",
+  "was",
+  "were",
+  "can",
+  "could",
+  "should",
+  "would",
+  "will",
+  "has",
+  "have",
+  "had",
+]);
+
+/**
+ * A query written as a question: it ends with a question mark or opens with a question word ("when does
+ * the new ledger go live", "did Maria adopt a pet?"). Hybrid fusion weighs the vector channel less for
+ * these (item-search.ts QUESTION_VECTOR_WEIGHT).
+ */
+export function isQuestion(q: string): boolean {
+  const text = q.trim();
+  if (text.endsWith("?")) return true;
+  const first = text.match(/^[\p{L}']+/u)?.[0]?.toLowerCase();
+  return first !== undefined && QUESTION_OPENERS.has(first);
+}
+
 /** Null when the query has no term at all (punctuation only). */
 export function keywordQuery(q: string): KeywordQuery | null {
   const tokens = tokenize(q.normalize("NFC"));

@@ -1,11 +1,11 @@
 /** ChunkStore over Postgres (db/item-chunks.ts), for domain/item-embedding.ts embedItems. */
 import { type ChunkStore, EMBEDDING_MAX_BODY_CHARS } from "../domain/item-embedding";
 import type { Db } from "./client";
-import { loadEmbeddingSources, writeItemChunks } from "./item-chunk-writes";
+import { loadEmbeddingSources, writeItemsChunks } from "./item-chunk-writes";
 
 export function createPgChunkStore(db: Db): ChunkStore {
   return {
     load: (itemIds) => loadEmbeddingSources(db, itemIds, EMBEDDING_MAX_BODY_CHARS),
-    write: (item, key, chunks) => writeItemChunks(db, { ...item, ...key }, chunks),
+    write: (key, items) => writeItemsChunks(db, key, items),
   };
 }

@@ -12,6 +12,10 @@ import { nearItems } from "./item-chunk-search";
 import { deleteOtherModelChunks } from "./item-chunk-writes";
 import { createPgChunkStore } from "./pg-chunk-store";
 
+/** The sweep_cursors row naming the model whose backfill has started (its key: model id and size). */
+export const BACKFILL_CLAIM = "embeddings-model";
+export const backfillClaimKey = (ref: EmbeddingModelRef) => `${ref.model} ${ref.dimensions ?? "?"}`;
+
 export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
   const chunkOf = (ref: EmbeddingModelRef, item: SQL): SQL => sql`exists (
     select 1 from item_chunks c
@@ -56,6 +60,19 @@ export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
         itemIds: rows.filter((r) => r.missing === true || r.missing === "t").map((r) => r.id),
         nextAfter: first && Number(first.scanned) === scan ? first.last : null,
       };
+    },
+    async claimBackfill(ref) {
+      const result = await db.execute(sql`
+        insert into sweep_cursors (name, after_key) values (${BACKFILL_CLAIM}, ${backfillClaimKey(ref)})
+        on conflict (name) do update set after_key = excluded.after_key, updated_at = now()
+          where sweep_cursors.after_key is distinct from excluded.after_key
+        returning 1`);
+      return result.rows.length > 0;
+    },
+    async releaseBackfill(ref) {
+      await db.execute(
+        sql`delete from sweep_cursors where name = ${BACKFILL_CLAIM} and after_key = ${backfillClaimKey(ref)}`,
+      );
     },
     async counts(workspace, ref) {
       const result = await db.execute(sql`

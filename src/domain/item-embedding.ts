@@ -6,14 +6,26 @@
  *
  * Generic over its ports (Embedder, ChunkStore): db/pg-chunk-store.ts is the Postgres one.
  */
+
+import { batchesOf } from "./batches";
 import { CHARS_PER_TOKEN, CHUNK_MAX_PER_ITEM, CHUNK_MAX_TOKENS, chunkItem } from "./chunks";
 import { type Embedder, EmbeddingError } from "./embeddings";
 import type { ItemKind } from "./item-schema";
 
 /** Chunking never reads past this much of a body (CHUNK_MAX_PER_ITEM chunks of at most CHUNK_MAX_TOKENS). */
 export const EMBEDDING_MAX_BODY_CHARS = CHUNK_MAX_PER_ITEM * CHUNK_MAX_TOKENS * CHARS_PER_TOKEN;
-/** Items per call: a queue message's worth (up to 64 chunks each, embedded in the adapter's batches). */
-export const EMBED_MAX_ITEMS = 20;
+/**
+ * Items per call: a queue message's worth (up to 64 chunks each, embedded in the adapter's batches and
+ * written in statements of at most EMBED_WRITE_MAX_CHUNKS chunks). 100 ids are about 4 KB of a message.
+ */
+export const EMBED_MAX_ITEMS = 100;
+/**
+ * Chunks per write statement. Each vector's insert into the model's HNSW index is most of a write's cost
+ * (1.3 ms a vector at 10,000 vectors on this 2-core machine, and 10-40 ms at 100,000 under a load average of
+ * 16), so a statement must stay well inside the database deadline (DATABASE_QUERY_TIMEOUT_MS, 4 s by
+ * default): at 500 and at 100 chunks some statements timed out under load and their messages were retried.
+ */
+export const EMBED_WRITE_MAX_CHUNKS = 50;
 
 /** Which embeddings: the embedder's id and its vectors' length. */
 export interface EmbeddingKey {
@@ -43,12 +55,18 @@ export interface EmbeddedChunk {
 export interface ChunkStore {
   /** The items that still exist, in any order. */
   load(itemIds: string[]): Promise<EmbeddingSource[]>;
-  /** Replaces the item's chunks of `key` if it still has `contentHash`; `written: false` otherwise. */
-  write(
-    item: { itemId: string; contentHash: string },
-    key: EmbeddingKey,
-    chunks: EmbeddedChunk[],
-  ): Promise<{ written: boolean }>;
+  /**
+   * Replaces each item's chunks of `key` with its `chunks` if it still has its `contentHash`, in one
+   * round trip; answers the ids written (the others changed or went away meanwhile).
+   */
+  write(key: EmbeddingKey, items: ItemChunks[]): Promise<{ written: string[] }>;
+}
+
+/** One item's new chunks, made from its content at `contentHash`. */
+export interface ItemChunks {
+  itemId: string;
+  contentHash: string;
+  chunks: EmbeddedChunk[];
 }
 
 /** Which model's embeddings: its id, and its vectors' length when known before its first answer. */
@@ -120,6 +138,13 @@ export interface EmbeddingIndex extends ChunkStore, NearItems {
   vectorKey(ref: EmbeddingModelRef): Promise<EmbeddingKey | null>;
   /** Builds the model's vector index if it is missing. Idempotent; built concurrently, so writes go on. */
   ensureVectorIndex(key: EmbeddingKey): Promise<{ name: string; created: boolean }>;
+  /**
+   * Records `ref` as the model whose backfill has started; true when it was not already (this caller is
+   * the one to start it: atomic, so of several isolates starting at once only one does).
+   */
+  claimBackfill(ref: EmbeddingModelRef): Promise<boolean>;
+  /** Forgets the claim (its backfill could not be started), so the next caller starts it. */
+  releaseBackfill(ref: EmbeddingModelRef): Promise<void>;
   /** Removes up to `limit` vectors of other models (or sizes), and their indexes once none are left. */
   removeOtherModels(keep: EmbeddingKey, limit: number): Promise<OtherModelsRemoved>;
 }
@@ -129,9 +154,21 @@ export interface OtherModelsRemoved {
   indexes: string[];
 }
 
-/** One embeddings-queue message: items whose content changed, at most EMBED_MAX_ITEMS. */
-export interface EmbedMessage {
+/** An embeddings-queue message: items to embed, or the next step of a model's backfill. */
+export type EmbedMessage = EmbedItemsMessage | EmbedBackfillMessage;
+
+/** Items whose content changed (or that lack the model's vectors), at most EMBED_MAX_ITEMS. */
+export interface EmbedItemsMessage {
   itemIds: string[];
+}
+
+/**
+ * A step of the backfill that starts when a model is configured: page through the items lacking its
+ * vectors from `after` (null: the first), send them as item messages, and send the next step. Dropped when
+ * `model` is no longer the configured one.
+ */
+export interface EmbedBackfillMessage {
+  backfill: { model: string; after: string | null };
 }
 
 /** The embeddings queue's producer; one call is one send of at most EMBED_MAX_MESSAGES_PER_SEND messages. */
@@ -139,17 +176,17 @@ export interface EmbedQueue {
   send(messages: EmbedMessage[]): Promise<void>;
 }
 
-/** Cloudflare Queues take at most 100 messages a send. */
-export const EMBED_MAX_MESSAGES_PER_SEND = 100;
+/** Cloudflare Queues take at most 100 messages and 256 KB a send: 50 messages of 100 ids are about 200 KB. */
+export const EMBED_MAX_MESSAGES_PER_SEND = 50;
 export const EMBED_IDS_PER_SEND = EMBED_MAX_ITEMS * EMBED_MAX_MESSAGES_PER_SEND;
 
 /** Ids in messages of EMBED_MAX_ITEMS, and messages in sends of EMBED_MAX_MESSAGES_PER_SEND. */
-export function embedSends(itemIds: string[]): EmbedMessage[][] {
-  const messages: EmbedMessage[] = [];
+export function embedSends(itemIds: string[]): EmbedItemsMessage[][] {
+  const messages: EmbedItemsMessage[] = [];
   for (let i = 0; i < itemIds.length; i += EMBED_MAX_ITEMS) {
     messages.push({ itemIds: itemIds.slice(i, i + EMBED_MAX_ITEMS) });
   }
-  const sends: EmbedMessage[][] = [];
+  const sends: EmbedItemsMessage[][] = [];
   for (let i = 0; i < messages.length; i += EMBED_MAX_MESSAGES_PER_SEND) {
     sends.push(messages.slice(i, i + EMBED_MAX_MESSAGES_PER_SEND));
   }
@@ -198,8 +235,10 @@ export async function embedItems(
   }
   const key = { model: deps.embedder.model, dimensions };
   let next = 0;
-  for (const { source, chunks } of chunked) {
-    const embedded = chunks.map(
+  const writes: ItemChunks[] = chunked.map(({ source, chunks }) => ({
+    itemId: source.id,
+    contentHash: source.contentHash,
+    chunks: chunks.map(
       (c): EmbeddedChunk => ({
         index: c.index,
         start: c.start,
@@ -207,13 +246,18 @@ export async function embedItems(
         snippet: c.snippet,
         embedding: vectors[next++]!,
       }),
-    );
-    const { written } = await deps.chunks.write(
-      { itemId: source.id, contentHash: source.contentHash },
-      key,
-      embedded,
-    );
-    (written ? outcome.written : outcome.skipped).push(source.id);
+    ),
+  }));
+  // One statement per EMBED_WRITE_MAX_CHUNKS chunks (an item's chunks never split), not one per item.
+  const groups = batchesOf(writes, {
+    maxItems: EMBED_MAX_ITEMS,
+    maxWeight: EMBED_WRITE_MAX_CHUNKS,
+    weight: (w) => w.chunks.length,
+  });
+  for (const group of groups) {
+    const { written } = await deps.chunks.write(key, group);
+    const done = new Set(written);
+    for (const { itemId } of group) (done.has(itemId) ? outcome.written : outcome.skipped).push(itemId);
   }
   return outcome;
 }

@@ -15,8 +15,8 @@ import OpenAI, {
   OpenAIError,
 } from "openai";
 import type { CreateEmbeddingResponse, EmbeddingCreateParams } from "openai/resources/embeddings";
+import { batchesOf } from "../domain/batches";
 import { checkVectors, type Embedder, EmbeddingError, type EmbeddingPurpose } from "../domain/embeddings";
-import { batchesOf } from "./batches";
 import { embeddingErrorFromSdk } from "./embedding-errors";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";

@@ -13,8 +13,9 @@
  *
  * There is no local simulation of the binding: tests use a hand-written fake of `run`.
  */
+
+import { batchesOf } from "../domain/batches";
 import { checkVectors, type Embedder, EmbeddingError, type EmbeddingPurpose } from "../domain/embeddings";
-import { batchesOf } from "./batches";
 
 /** The part of the `Ai` binding this adapter uses (the real `Ai` satisfies it). */
 export interface AiBinding {

@@ -10,10 +10,14 @@ import { describe, expect, it } from "vitest";
 import { removeItem } from "../../src/app/items";
 import type { Services } from "../../src/app/services";
 import { buildServices } from "../../src/composition";
-import { runEmbeddingBackfill, runVectorIndexUpkeep } from "../../src/cron/cron-sweep-handler";
+import {
+  runEmbeddingBackfill,
+  runModelBackfillStart,
+  runVectorIndexUpkeep,
+} from "../../src/cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "../../src/cron/embed-consumer";
 import { ensureVectorIndex, vectorIndexName } from "../../src/db/item-chunk-index";
-import type { EmbedMessage } from "../../src/domain/item-embedding";
+import { EMBED_MAX_ITEMS, type EmbedMessage } from "../../src/domain/item-embedding";
 import type { Env } from "../../src/env";
 import { newUserId } from "../support/auth";
 import { fakeLlm } from "../support/fake-llm-control";
@@ -71,10 +75,12 @@ describe("the embeddings consumer", () => {
       ...services,
       embeddings: {
         ...services.embeddings,
-        async write(target, key, chunks) {
-          if (target.itemId === before) await removeItem(services, owner, before!);
-          const written = await services.embeddings.write(target, key, chunks);
-          if (target.itemId === after) await removeItem(services, owner, after!);
+        async write(key, items) {
+          // Both items go in one statement: one deleted just before it, the other just after.
+          expect(items.map((i) => i.itemId)).toEqual([before, after]);
+          await removeItem(services, owner, before!);
+          const written = await services.embeddings.write(key, items);
+          await removeItem(services, owner, after!);
           return written;
         },
       },
@@ -111,7 +117,7 @@ describe("the embeddings consumer", () => {
     expect(result.retryMessages).toEqual([]);
   });
 
-  it("the daily backfill hands the items lacking embeddings to the queue, in messages of 20, and not again once embedded", async () => {
+  it(`the daily backfill hands the items lacking embeddings to the queue, in messages of ${EMBED_MAX_ITEMS}, and not again once embedded`, async () => {
     const base = buildServices(env as Env);
     const owner = newUserId("backfill");
     const ids = await stored(base, owner, ["Never embedded one.", "Never embedded two."]);
@@ -120,17 +126,66 @@ describe("the embeddings consumer", () => {
       ...base,
       embedQueue: { send: async (messages) => void sent.push(...messages) },
     };
+    const sentIds = () => sent.flatMap((m) => ("itemIds" in m ? m.itemIds : []));
     await services.embedBackfillCursor.save(null);
     const report = await runEmbeddingBackfill(services);
     expect(report).toMatchObject({ complete: true, resumeAfter: null });
-    const enqueued = sent.flatMap((m) => m.itemIds);
-    expect(enqueued).toEqual(expect.arrayContaining(ids));
-    expect(sent.every((m) => m.itemIds.length <= 20)).toBe(true);
+    expect(sentIds()).toEqual(expect.arrayContaining(ids));
+    expect(sent.every((m) => "itemIds" in m && m.itemIds.length <= EMBED_MAX_ITEMS)).toBe(true);
     // Once embedded, they are not sent again.
     await consume(services, [{ itemIds: ids }]);
     sent.length = 0;
     await runEmbeddingBackfill(services);
-    expect(sent.flatMap((m) => m.itemIds)).not.toEqual(expect.arrayContaining([ids[0]]));
+    expect(sentIds()).not.toEqual(expect.arrayContaining([ids[0]]));
+  });
+
+  it("a model switched on for existing items queues them at once and indexes them all, without the cron", async () => {
+    const base = buildServices(env as Env);
+    const fake = base.embedder!;
+    // A model of its own: the items below exist before it is configured.
+    const model = `openai:fake-embedding-${crypto.randomUUID().slice(0, 8)}`;
+    const owner = newUserId("switched-on");
+    const ids = await stored(base, owner, ["Written before any model.", "Also before.", "And a third."]);
+    // The queue as the runtime runs it: what is sent is consumed, until nothing is left.
+    const queued: EmbedMessage[] = [];
+    const services: Services = {
+      ...base,
+      embedder: {
+        model,
+        dimensions: fake.dimensions,
+        maxInputTokens: fake.maxInputTokens,
+        embed: (texts, purpose, options) => fake.embed(texts, purpose, options),
+      },
+      embedQueue: { send: async (messages) => void queued.push(...messages) },
+    };
+    const ref = { model, dimensions: fake.dimensions };
+    expect(await Promise.all(ids.map((id) => services.embeddings.isIndexed(id!, ref)))).toEqual([
+      false,
+      false,
+      false,
+    ]);
+
+    expect(await runModelBackfillStart(services)).toBe(true);
+    expect(queued).toEqual([{ backfill: { model, after: null } }]);
+    // Started once: a second isolate's first request finds the claim and does nothing.
+    expect(await runModelBackfillStart(services)).toBe(false);
+    expect(await services.embeddings.claimBackfill(ref)).toBe(false);
+
+    let batches = 0;
+    while (queued.length > 0) {
+      const { report } = await consume(services, queued.splice(0, 10));
+      expect(report).toMatchObject({ retried: 0, dropped: 0, malformed: 0 });
+      batches++;
+    }
+    expect(batches).toBeGreaterThan(1);
+    expect(await Promise.all(ids.map((id) => services.embeddings.isIndexed(id!, ref)))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    // A step of a model no longer configured is dropped.
+    const { report } = await consume(services, [{ backfill: { model: "openai:gone", after: null } }]);
+    expect(report).toMatchObject({ dropped: 1, enqueued: 0 });
   });
 
   it("the first vectors bring the model's HNSW index; the daily upkeep rebuilds it and removes a previous model's vectors and index", async () => {

@@ -5,10 +5,12 @@ import { type Embedder, EmbeddingError, type EmbeddingPurpose } from "../../src/
 import {
   type ChunkStore,
   EMBED_MAX_ITEMS,
+  EMBED_WRITE_MAX_CHUNKS,
   type EmbeddedChunk,
   type EmbeddingKey,
   type EmbeddingSource,
   embedItems,
+  type ItemChunks,
 } from "../../src/domain/item-embedding";
 
 /** Vectors [length of the text, 1]: easy to tell apart and to check. */
@@ -40,10 +42,19 @@ class FakeChunkStore implements ChunkStore {
   async load(ids: string[]): Promise<EmbeddingSource[]> {
     return ids.flatMap((id) => (this.sources.has(id) ? [this.sources.get(id)!] : []));
   }
-  async write(item: { itemId: string; contentHash: string }, key: EmbeddingKey, chunks: EmbeddedChunk[]) {
-    if (this.changing.has(item.itemId)) return { written: false };
-    this.written.set(item.itemId, { key, contentHash: item.contentHash, chunks });
-    return { written: true };
+  /** Each write's number of items and of chunks. */
+  readonly writes: number[] = [];
+  readonly writtenChunks: number[] = [];
+  async write(key: EmbeddingKey, items: ItemChunks[]) {
+    this.writes.push(items.length);
+    this.writtenChunks.push(items.reduce((n, i) => n + i.chunks.length, 0));
+    const written: string[] = [];
+    for (const { itemId, contentHash, chunks } of items) {
+      if (this.changing.has(itemId)) continue;
+      this.written.set(itemId, { key, contentHash, chunks });
+      written.push(itemId);
+    }
+    return { written };
   }
 }
 
@@ -63,6 +74,7 @@ describe("embedItems", () => {
     const store = new FakeChunkStore().add(source("a", "short")).add(source("b", longBody));
     const outcome = await embedItems(["a", "b"], { embedder, chunks: store });
     expect(outcome).toEqual({ written: ["a", "b"], skipped: [], missing: [] });
+    expect(store.writes).toEqual([2]);
 
     const expectedB = chunkItem(store.sources.get("b")!, 64);
     expect(expectedB.length).toBeGreaterThan(2);
@@ -85,6 +97,20 @@ describe("embedItems", () => {
         embedding: [c.text.length, 1],
       })),
     );
+  });
+
+  it(`writes a message's items in statements of at most ${EMBED_WRITE_MAX_CHUNKS} chunks, an item's never split`, async () => {
+    const store = new FakeChunkStore();
+    const ids = Array.from({ length: EMBED_MAX_ITEMS }, (_, i) => `i${i}`);
+    for (const id of ids) store.add(source(id, longBody));
+    const chunks = ids.reduce((n, id) => n + chunkItem(store.sources.get(id)!, 64).length, 0);
+    expect(chunks).toBeGreaterThan(2 * EMBED_WRITE_MAX_CHUNKS);
+    const outcome = await embedItems(ids, { embedder: new FakeEmbedder(), chunks: store });
+    expect(outcome.written).toEqual(ids);
+    expect(store.writes.reduce((a, b) => a + b, 0)).toBe(ids.length);
+    expect(store.writtenChunks.reduce((a, b) => a + b, 0)).toBe(chunks);
+    expect(Math.max(...store.writtenChunks)).toBeLessThanOrEqual(EMBED_WRITE_MAX_CHUNKS);
+    expect(store.writes.length).toBeLessThanOrEqual(Math.ceil(chunks / (EMBED_WRITE_MAX_CHUNKS / 2)));
   });
 
   it("reports items that changed before their write as skipped and vanished ones as missing", async () => {
@@ -129,6 +155,8 @@ describe("embedItems", () => {
     });
     expect(embedder.calls).toEqual([]);
     const ids = Array.from({ length: EMBED_MAX_ITEMS + 1 }, (_, i) => `id-${i}`);
-    await expect(embedItems(ids, { embedder, chunks: new FakeChunkStore() })).rejects.toThrow(/at most 20/);
+    await expect(embedItems(ids, { embedder, chunks: new FakeChunkStore() })).rejects.toThrow(
+      `at most ${EMBED_MAX_ITEMS}`,
+    );
   });
 });

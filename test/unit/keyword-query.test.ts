@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keywordQuery, MAX_QUERY_WORDS } from "../../src/db/keyword-query";
+import { isQuestion, keywordQuery, MAX_QUERY_WORDS } from "../../src/db/keyword-query";
 
 describe("the keyword channel's query", () => {
   it("gives a hyphenated word its joined form and its parts in a row", () => {
@@ -67,5 +67,16 @@ describe("the keyword channel's query", () => {
   it("reads at most MAX_QUERY_WORDS terms", () => {
     const query = keywordQuery(Array.from({ length: 40 }, (_, i) => `w${i}`).join(" "));
     expect(query?.terms).toHaveLength(MAX_QUERY_WORDS);
+  });
+});
+
+describe("isQuestion", () => {
+  it("reads a question mark or an opening question word as a question, and a topical query as none", () => {
+    expect(isQuestion("when does the new ledger go live?")).toBe(true);
+    expect(isQuestion("Did Maria adopt a pet")).toBe(true);
+    expect(isQuestion("ledger cut-over?  ")).toBe(true);
+    expect(isQuestion("ledger cut-over Saturday")).toBe(false);
+    expect(isQuestion("whoever signed the lease")).toBe(false);
+    expect(isQuestion("")).toBe(false);
   });
 });

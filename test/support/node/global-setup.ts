@@ -2,6 +2,8 @@
  * Starts what the tests need, on free ports: a real database (a fresh database on TEST_DATABASE_URL's
  * server, or the embedded PGlite), migrated, behind the local Neon stand-in.
  */
+
+import pg from "pg";
 import type { TestProject } from "vitest/node";
 import {
   EMBEDDED_MAX_CLIENT_CONNECTIONS,
@@ -9,6 +11,7 @@ import {
 } from "../../../scripts/lib/embedded-postgres";
 import { applyMigrations, createFreshDatabase, dropDatabase } from "../../../scripts/lib/migrate";
 import { startNeonLocal } from "../../../scripts/lib/neon-local";
+import { BACKFILL_CLAIM, backfillClaimKey } from "../../../src/db/pg-embedding-index";
 import { startFakeLlm } from "./fake-llm/server";
 import { startFaultProxy } from "./fault-proxy";
 import { startJwksServer } from "./jwks-server";
@@ -38,6 +41,7 @@ export default async function setup(project: TestProject) {
   const embedded = adminUrl ? null : await startEmbeddedPostgres();
   const databaseUrl = adminUrl ? await createFreshDatabase(adminUrl, "um_test") : embedded!.url;
   await applyMigrations(databaseUrl);
+  await claimTestEmbeddingModel(databaseUrl);
   const neonLocal = await startNeonLocal({
     databaseUrl,
     maxConnections: embedded ? EMBEDDED_MAX_CLIENT_CONNECTIONS : undefined,
@@ -69,4 +73,22 @@ export default async function setup(project: TestProject) {
     if (adminUrl) await dropDatabase(adminUrl, databaseUrl);
     await embedded?.close();
   };
+}
+
+/**
+ * The hybrid project's fake embedding model counts as configured before the first test, so no backfill
+ * starts behind the tests' backs (the tests embed what they mean to); embed-consumer.test.ts switches a
+ * model on for existing items itself.
+ */
+async function claimTestEmbeddingModel(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("insert into sweep_cursors (name, after_key) values ($1, $2) on conflict do nothing", [
+      BACKFILL_CLAIM,
+      backfillClaimKey({ model: "openai:fake-embedding", dimensions: null }),
+    ]);
+  } finally {
+    await client.end();
+  }
 }
