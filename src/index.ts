@@ -13,6 +13,7 @@ import { flushWebhookOutbox, WEBHOOK_OUTBOX_CRON } from "./cron/webhook-outbox-c
 import { MemoryAgent as MemoryAgentShell } from "./do/memory-agent";
 import { receiveEmail } from "./email/inbound";
 import type { Env } from "./env";
+import { logLine } from "./log";
 
 export class MemoryAgent extends MemoryAgentShell {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -80,7 +81,7 @@ export default {
       default:
         // A queue bound to this worker without a consumer here: retrying cannot help, so it is left to
         // its dead-letter queue and logged.
-        console.error(JSON.stringify({ level: "error", msg: "queue_unknown", queue: batch.queue }));
+        logLine("error", "queue_unknown", { queue: batch.queue });
         batch.retryAll();
     }
   },

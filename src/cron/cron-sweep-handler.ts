@@ -11,6 +11,7 @@ import {
 } from "../app/embeddings";
 import type { Services } from "../app/services";
 import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
+import { logLine } from "../log";
 import type { FanOutLimits } from "../memory/sweep-fanout";
 import { type SweepReport, sweep } from "../memory/sweep-plan";
 import { MAX_IDS_PER_MESSAGE } from "./sweep-consumer";
@@ -58,13 +59,7 @@ export async function runSweep(
       cursor: services.sweepCursor,
       clock: services.clock,
       roundTripFailed: (error) =>
-        console.warn(
-          JSON.stringify({
-            level: "warn",
-            msg: "sweep_round_trip_failed",
-            ...services.errors.logFields(error),
-          }),
-        ),
+        logLine("warn", "sweep_round_trip_failed", services.errors.logFields(error)),
     },
     {
       ttlMs: config.memory.ttlMs,
@@ -77,15 +72,11 @@ export async function runSweep(
       maxSubjectIdLength: MAX_SUBJECT_KEY_LENGTH,
     },
   );
-  console.log(
-    JSON.stringify({
-      level: "info",
-      msg: "sweep",
-      cron: controller.cron,
-      scheduledTime: new Date(controller.scheduledTime).toISOString(),
-      ...report,
-    }),
-  );
+  logLine("info", "sweep", {
+    cron: controller.cron,
+    scheduledTime: new Date(controller.scheduledTime).toISOString(),
+    ...report,
+  });
   await runModelBackfillStart(services);
   await runEmbeddingBackfill(services);
   await runVectorIndexUpkeep(services);
@@ -96,15 +87,9 @@ export async function runSweep(
 export async function runVectorIndexUpkeep(services: Services): Promise<void> {
   try {
     const report = await maintainVectorIndex(services, OTHER_MODEL_CHUNKS_PER_RUN);
-    if (report) console.log(JSON.stringify({ level: "info", msg: "vector_index_upkeep", ...report }));
+    if (report) logLine("info", "vector_index_upkeep", { ...report });
   } catch (error) {
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "vector_index_upkeep_failed",
-        ...services.errors.logFields(error),
-      }),
-    );
+    logLine("warn", "vector_index_upkeep_failed", services.errors.logFields(error));
   }
 }
 
@@ -122,16 +107,10 @@ export async function runEmbeddingBackfill(services: Services): Promise<Backfill
       maxRoundTrips: EMBED_BACKFILL_ROUND_TRIPS,
     });
     if (report && report.resumeAfter !== after) await services.embedBackfillCursor.save(report.resumeAfter);
-    console.log(JSON.stringify({ level: "info", msg: "embedding_backfill", resumedFrom: after, ...report }));
+    logLine("info", "embedding_backfill", { resumedFrom: after, ...report });
     return report;
   } catch (error) {
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "embedding_backfill_failed",
-        ...services.errors.logFields(error),
-      }),
-    );
+    logLine("warn", "embedding_backfill_failed", services.errors.logFields(error));
     return null;
   }
 }
@@ -145,23 +124,11 @@ export async function runModelBackfillStart(services: Services): Promise<boolean
   try {
     const started = await startModelBackfill(services);
     if (started) {
-      console.log(
-        JSON.stringify({
-          level: "info",
-          msg: "embedding_model_backfill_started",
-          model: services.embedder?.model,
-        }),
-      );
+      logLine("info", "embedding_model_backfill_started", { model: services.embedder?.model });
     }
     return started;
   } catch (error) {
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "embedding_model_backfill_start_failed",
-        ...services.errors.logFields(error),
-      }),
-    );
+    logLine("warn", "embedding_model_backfill_start_failed", services.errors.logFields(error));
     return false;
   }
 }

@@ -18,6 +18,7 @@ import type { Services } from "../app/services";
 import { EmbeddingError } from "../domain/embeddings";
 import { EMBED_MAX_ITEMS } from "../domain/item-embedding";
 import { isUuid } from "../domain/memory";
+import { logLine } from "../log";
 
 const RETRY_BASE_SECONDS = 30;
 /** Messages of a batch handled at once (each up to EMBED_MAX_ITEMS items). */
@@ -75,10 +76,13 @@ export async function consumeEmbedBatch(
   if (report.written > 0) {
     // The model's index, once per isolate; a failure leaves the written vectors and the acks as they are.
     await ensureModelIndex(services).catch((error) =>
-      log("warn", "vector_index_build_failed", { queue: batch.queue, ...services.errors.logFields(error) }),
+      logLine("warn", "vector_index_build_failed", {
+        queue: batch.queue,
+        ...services.errors.logFields(error),
+      }),
     );
   }
-  log("info", "embed_batch", { queue: batch.queue, ...report });
+  logLine("info", "embed_batch", { queue: batch.queue, ...report });
   return report;
 }
 
@@ -92,7 +96,7 @@ async function consumeMessage(
   const parsed = embedMessage.safeParse(message.body);
   if (!parsed.success) {
     report.malformed++;
-    log("warn", "embed_message_malformed", { queue, messageId: message.id });
+    logLine("warn", "embed_message_malformed", { queue, messageId: message.id });
     message.ack();
     return;
   }
@@ -125,7 +129,7 @@ async function consumeMessage(
     };
     if (permanent) {
       report.dropped++;
-      log("warn", "embed_message_dropped", fields);
+      logLine("warn", "embed_message_dropped", fields);
       message.ack();
       return;
     }
@@ -133,11 +137,7 @@ async function consumeMessage(
     const backoff = RETRY_BASE_SECONDS * 2 ** Math.min(message.attempts - 1, 8);
     const providerWait = error instanceof EmbeddingError ? (error.retryAfterSeconds ?? 0) : 0;
     const delaySeconds = Math.min(RETRY_MAX_SECONDS, Math.max(backoff, Math.ceil(providerWait)));
-    log("warn", "embed_message_retried", { ...fields, delaySeconds });
+    logLine("warn", "embed_message_retried", { ...fields, delaySeconds });
     message.retry({ delaySeconds });
   }
-}
-
-function log(level: "info" | "warn", msg: string, fields: Record<string, unknown>): void {
-  console.log(JSON.stringify({ level, msg, ...fields }));
 }
