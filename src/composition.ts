@@ -25,6 +25,7 @@ import { createPgMemoryReader } from "./db/pg-memory-reader";
 import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSweepSource } from "./db/pg-sweep-source";
 import { createPgUsageStore } from "./db/pg-usage-store";
+import { createPgPeopleStore } from "./db/pg-people-store";
 import { createPgWebhookStore } from "./db/pg-webhook-store";
 import { createPgWorkspaceStore } from "./db/pg-workspace-store";
 import { createSweepCursorStore } from "./db/sweep-cursor";
@@ -95,6 +96,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
         }),
       items: (s) =>
         invalidatingUpserts(searchingItems(createItemStore(s.db()), s.get("embedder")), s.get("memoryCache")),
+      people: (s) => createPgPeopleStore(s.db()),
       embedder: () => embedderFor(env),
       embeddings: (s) => createPgEmbeddingIndex(s.db()),
       embedQueue: () => createEmbedQueue(env.EMBED_QUEUE),

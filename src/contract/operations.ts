@@ -120,7 +120,7 @@ export const searchItems = operation({
   access: "memory:read",
   summary: "Search what the caller may see (owned, shared with them, or shared with a team of theirs)",
   query: searchQuery,
-  lists: ["kind", "people"],
+  lists: ["kind", "people", "person"],
   docs: {
     q: "What to look for; ranked when present, newest first otherwise",
     mode:
@@ -131,7 +131,10 @@ export const searchItems = operation({
     kind: "Item kinds (repeat or comma-separate)",
     since: "Occurred at or after (date or date-time)",
     until: "Occurred before (date or date-time)",
-    people: "Author or participant names",
+    people:
+      "Author or participant names (substring), or a name or identifier of one of the caller's people " +
+      "(then every item naming any of that person's identifiers matches too)",
+    person: "Person ids from GET /people (repeatable): items naming any identifier of the person",
     limit: "Page size",
     cursor: "nextCursor of the previous page",
   },

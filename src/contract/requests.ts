@@ -51,6 +51,7 @@ export const searchQuery = z.object({
   since: s.since,
   until: s.until,
   people: s.people,
+  person: s.person,
   limit: s.limit,
   cursor: s.cursor,
 });
