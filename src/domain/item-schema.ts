@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { isStorableInstant, STORABLE_RANGE } from "./instants";
+import { itemPeopleSchema } from "./people/model";
 import { type JsonBounds, jsonProblem, textProblem } from "./safe-text";
 
 export const ITEM_KINDS = [
@@ -78,6 +79,8 @@ export const itemInputSchema = z.strictObject({
   body: safeString().max(MAX_BODY_BYTES),
   author: optionalText(500),
   participants: z.array(text(500)).max(MAX_PARTICIPANTS).optional(),
+  /** Who the item is by, to and about, by their accounts (role, name, email, handles): docs/people.md. */
+  people: itemPeopleSchema.optional(),
   occurredAt: storableInstant(isoDateTime),
   url: safeString()
     .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))
