@@ -81,6 +81,8 @@ export const itemInputSchema = z.strictObject({
   body: safeString().max(MAX_BODY_BYTES),
   author: optionalText(500),
   participants: z.array(text(500)).max(MAX_PARTICIPANTS).optional(),
+  /** Who the item is by, to and about, by their accounts (role, name, email, handles): docs/people.md. */
+  people: itemPeopleSchema.optional(),
   occurredAt: storableInstant(isoDateTime),
   url: safeString()
     .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))

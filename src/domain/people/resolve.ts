@@ -1,0 +1,376 @@
+/**
+ * Persons from identifiers: a person is a connected component of identifiers under accepted links, computed
+ * as a view from sightings, hard links and members' corrections (nothing is stored that a withdrawn
+ * correction would have to undo).
+ *
+ * Order of acceptance, each union checked against the cannot-link constraints:
+ * 1. `merge` corrections (confirmed), 2. hard links (not touching a split identifier), 3. the subject's own
+ * keys, 4. scored links at or above the automatic threshold, best first. Cannot-link: a `distinct` pair
+ * never ends in one person (it outranks a conflicting merge of other pairs; on the same pair the later
+ * correction wins), and a scored link never joins two groups that appear as distinct participants of one
+ * item. Scored pairs between the thresholds, still apart at the end, are the suggestions. Pure.
+ */
+import { DEFAULT_LINK_CONFIG, type LinkConfig } from "./link-config";
+import {
+  type Correction,
+  type HardLink,
+  type IdentifierKind,
+  isBotKey,
+  isSharedMailbox,
+  type LinkKind,
+  type Person,
+  type PersonIdentifier,
+  parseIdentifierKey,
+  personId,
+  type Sighting,
+  type Suggestion,
+} from "./model";
+import { type Profile, profileOf, scorePair } from "./scoring";
+
+export interface ResolveInput {
+  sightings: Sighting[];
+  hardLinks: HardLink[];
+  corrections: Correction[];
+  /** The subject's own identifiers (`user:<id>` and her email claim): one person, marked isSelf. */
+  selfKeys?: string[];
+  config?: LinkConfig;
+}
+
+export interface ResolveResult {
+  people: Person[];
+  suggestions: Suggestion[];
+}
+
+interface Node {
+  key: string;
+  kind: IdentifierKind;
+  value: string;
+  names: Map<string, number>;
+  items: Set<string>;
+  lastSeen: string | undefined;
+  bot: boolean;
+  link: LinkKind;
+  confidence: number;
+}
+
+const LINK_RANK: Record<LinkKind, number> = { self: 0, scored: 1, hard: 2, confirmed: 3 };
+/** Items with more identifiers than this do not make co-participants cannot-link (a 10,000-person list). */
+const MAX_COITEM_IDENTIFIERS = 200;
+
+class Components {
+  private parent = new Map<string, string>();
+  private forbid = new Map<string, Set<string>>();
+  private itemSets = new Map<string, Set<string>>();
+
+  constructor(keys: Iterable<string>) {
+    for (const key of keys) this.parent.set(key, key);
+  }
+  find(key: string): string {
+    let root = key;
+    while (this.parent.get(root) !== root) root = this.parent.get(root)!;
+    let node = key;
+    while (node !== root) {
+      const next = this.parent.get(node)!;
+      this.parent.set(node, root);
+      node = next;
+    }
+    return root;
+  }
+  forbidPair(a: string, b: string): void {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const root = this.find(x);
+      const set = this.forbid.get(root) ?? new Set<string>();
+      set.add(y);
+      this.forbid.set(root, set);
+    }
+  }
+  setItems(key: string, items: Set<string>): void {
+    this.itemSets.set(key, items);
+  }
+  /** Whether a distinct pair would end in one component. */
+  forbidden(ra: string, rb: string): boolean {
+    for (const [x, y] of [
+      [ra, rb],
+      [rb, ra],
+    ] as const) {
+      for (const other of this.forbid.get(x) ?? []) if (this.find(other) === y) return true;
+    }
+    return false;
+  }
+  /** Whether the two components appear together in one item (as distinct participants). */
+  coParticipants(ra: string, rb: string): boolean {
+    const a = this.itemSets.get(ra);
+    const b = this.itemSets.get(rb);
+    if (!a || !b) return false;
+    const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+    for (const item of small) if (large.has(item)) return true;
+    return false;
+  }
+  union(a: string, b: string, checkCoItems: boolean): boolean {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra === rb) return true;
+    if (this.forbidden(ra, rb)) return false;
+    if (checkCoItems && this.coParticipants(ra, rb)) return false;
+    this.parent.set(rb, ra);
+    const fa = this.forbid.get(ra);
+    const fb = this.forbid.get(rb);
+    if (fb) this.forbid.set(ra, fa ? new Set([...fa, ...fb]) : fb);
+    const ia = this.itemSets.get(ra);
+    const ib = this.itemSets.get(rb);
+    if (ib) {
+      if (!ia) this.itemSets.set(ra, ib);
+      else if (ia.size >= ib.size) for (const i of ib) ia.add(i);
+      else {
+        for (const i of ia) ib.add(i);
+        this.itemSets.set(ra, ib);
+      }
+    }
+    return true;
+  }
+}
+
+export function resolvePeople(input: ResolveInput): ResolveResult {
+  const config = input.config ?? DEFAULT_LINK_CONFIG;
+  const nodes = collectNodes(input.sightings);
+  const components = new Components(nodes.keys());
+  const has = (key: string | null): key is string => key !== null && nodes.has(key);
+
+  // Corrections: per pair the last word counts; a split keeps its identifier out of automatic links.
+  const pairWord = new Map<string, Correction>();
+  const split = new Set<string>();
+  for (const c of input.corrections) {
+    if (c.kind === "split") {
+      if (has(c.a)) split.add(c.a);
+    } else if (has(c.a) && has(c.b) && c.a !== c.b) {
+      pairWord.set(pairKey(c.a, c.b), c);
+    }
+  }
+  for (const c of pairWord.values()) if (c.kind === "distinct") components.forbidPair(c.a, c.b!);
+
+  const mark = (key: string, link: LinkKind, confidence: number) => {
+    const node = nodes.get(key)!;
+    if (LINK_RANK[link] > LINK_RANK[node.link] || (link === node.link && confidence > node.confidence)) {
+      node.link = link;
+      node.confidence = confidence;
+    }
+  };
+  const accept = (a: string, b: string, link: LinkKind, confidence: number, checkCoItems: boolean) => {
+    if (!components.union(a, b, checkCoItems)) return false;
+    mark(a, link, confidence);
+    mark(b, link, confidence);
+    return true;
+  };
+
+  for (const c of pairWord.values()) if (c.kind === "merge") accept(c.a, c.b!, "confirmed", 1, false);
+  for (const link of input.hardLinks) {
+    if (has(link.a) && has(link.b) && link.a !== link.b && !split.has(link.a) && !split.has(link.b)) {
+      accept(link.a, link.b, "hard", 1, false);
+      for (const key of [link.a, link.b]) nodes.get(key)!.items.add(link.itemId);
+    }
+  }
+  const selfKeys = (input.selfKeys ?? []).filter((k) => has(k));
+  for (let i = 1; i < selfKeys.length; i++) accept(selfKeys[0]!, selfKeys[i]!, "hard", 1, false);
+
+  // Groups that appeared as distinct participants of one item never join by score.
+  assignCoItems(input.sightings, nodes, components);
+
+  // Scored links between the groups the records and members made, compared by blocking keys.
+  const groups = new Map<string, Node[]>();
+  for (const node of nodes.values()) {
+    const root = components.find(node.key);
+    groups.set(root, [...(groups.get(root) ?? []), node]);
+  }
+  const profiles: Profile[] = [];
+  for (const [root, members] of groups) {
+    if (members.some((m) => m.bot || isSharedMailbox(m.key) || split.has(m.key))) continue;
+    const profile = profileOf(
+      root,
+      members.map((m) => ({ key: m.key, kind: m.kind, value: m.value, names: [...m.names.keys()] })),
+    );
+    if (profile) profiles.push(profile);
+  }
+  const candidates = scoredCandidates(profiles, config);
+  candidates.sort((x, y) => y.score - x.score || x.a.localeCompare(y.a) || x.b.localeCompare(y.b));
+  for (const c of candidates) {
+    if (c.score < config.autoThreshold) break;
+    if (pairWord.get(pairKey(c.a, c.b))?.kind === "distinct") continue;
+    accept(c.a, c.b, "scored", confidenceOf(c.score), true);
+  }
+
+  const suggestions: Suggestion[] = [];
+  const suggested = new Set<string>();
+  for (const c of candidates) {
+    if (c.score < config.suggestThreshold) break;
+    const ra = components.find(c.a);
+    const rb = components.find(c.b);
+    if (ra === rb || components.forbidden(ra, rb) || components.coParticipants(ra, rb)) continue;
+    const pair = pairKey(ra, rb);
+    if (suggested.has(pair)) continue;
+    suggested.add(pair);
+    suggestions.push({ a: c.a, b: c.b, score: round(c.score), reasons: c.reasons });
+  }
+
+  return { people: buildPeople(nodes, components, new Set(selfKeys)), suggestions };
+}
+
+function collectNodes(sightings: Sighting[]): Map<string, Node> {
+  const nodes = new Map<string, Node>();
+  for (const s of sightings) {
+    let node = nodes.get(s.key);
+    if (!node) {
+      const id = parseIdentifierKey(s.key);
+      if (!id) continue;
+      node = {
+        key: s.key,
+        kind: id.kind,
+        value: id.value,
+        names: new Map(),
+        items: new Set(),
+        lastSeen: undefined,
+        bot: isBotKey(s.key),
+        link: "self",
+        confidence: 1,
+      };
+      nodes.set(s.key, node);
+    }
+    if (s.name) node.names.set(s.name, (node.names.get(s.name) ?? 0) + 1);
+    node.items.add(s.itemId);
+    if (s.bot) node.bot = true;
+    if (s.at && (node.lastSeen === undefined || s.at > node.lastSeen)) node.lastSeen = s.at;
+  }
+  return nodes;
+}
+
+/**
+ * Gives each group the items in which it appeared beside another group. A speaker label is not a distinct
+ * participant beside the call's attendees (it names one of them), so it only counts against other labels.
+ */
+function assignCoItems(sightings: Sighting[], nodes: Map<string, Node>, components: Components): void {
+  const byItem = new Map<string, Set<string>>();
+  for (const s of sightings) {
+    if (!nodes.has(s.key)) continue;
+    const set = byItem.get(s.itemId) ?? new Set<string>();
+    set.add(s.key);
+    byItem.set(s.itemId, set);
+  }
+  const perRoot = new Map<string, Set<string>>();
+  for (const [itemId, keys] of byItem) {
+    if (keys.size < 2 || keys.size > MAX_COITEM_IDENTIFIERS) continue;
+    for (const speakers of [true, false]) {
+      const roots = new Set<string>();
+      for (const key of keys) if (key.startsWith("speaker:") === speakers) roots.add(components.find(key));
+      if (roots.size < 2) continue;
+      const scope = speakers ? `${itemId}#speakers` : itemId;
+      for (const root of roots) {
+        const set = perRoot.get(root) ?? new Set<string>();
+        set.add(scope);
+        perRoot.set(root, set);
+      }
+    }
+  }
+  for (const [root, items] of perRoot) components.setItems(root, items);
+}
+
+interface Candidate {
+  a: string;
+  b: string;
+  score: number;
+  reasons: string[];
+}
+
+/** Pairs of groups sharing a blocking key (keys held by more than maxBlockSize groups are skipped), scored. */
+function scoredCandidates(profiles: Profile[], config: LinkConfig): Candidate[] {
+  const blocks = new Map<string, number[]>();
+  profiles.forEach((profile, index) => {
+    for (const key of profile.blockingKeys) {
+      const list = blocks.get(key) ?? [];
+      list.push(index);
+      blocks.set(key, list);
+    }
+  });
+  const compared = new Set<number>();
+  const out: Candidate[] = [];
+  const n = profiles.length;
+  for (const members of blocks.values()) {
+    if (members.length < 2 || members.length > config.maxBlockSize) continue;
+    for (let i = 0; i < members.length; i++) {
+      for (let j = i + 1; j < members.length; j++) {
+        const x = Math.min(members[i]!, members[j]!);
+        const y = Math.max(members[i]!, members[j]!);
+        const id = x * n + y;
+        if (compared.has(id)) continue;
+        compared.add(id);
+        const scored = scorePair(profiles[x]!, profiles[y]!, config);
+        if (scored.score >= config.suggestThreshold) out.push(scored);
+      }
+    }
+  }
+  return out;
+}
+
+function buildPeople(nodes: Map<string, Node>, components: Components, selfKeys: Set<string>): Person[] {
+  const byRoot = new Map<string, Node[]>();
+  for (const node of nodes.values()) {
+    const root = components.find(node.key);
+    byRoot.set(root, [...(byRoot.get(root) ?? []), node]);
+  }
+  const people: Person[] = [];
+  for (const members of byRoot.values()) {
+    members.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    const single = members.length === 1;
+    const identifiers: PersonIdentifier[] = members.map((m) => ({
+      key: m.key,
+      kind: m.kind,
+      value: m.value,
+      names: [...m.names.entries()].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0])).map(([n]) => n),
+      link: single ? "self" : m.link,
+      confidence: single ? 1 : m.confidence,
+      items: [...m.items].sort(),
+    }));
+    const items = [...new Set(members.flatMap((m) => [...m.items]))].sort();
+    const lastSeen = members.reduce<string | undefined>(
+      (best, m) => (m.lastSeen && (!best || m.lastSeen > best) ? m.lastSeen : best),
+      undefined,
+    );
+    const kind = members.some((m) => m.bot)
+      ? "bot"
+      : members.every((m) => isSharedMailbox(m.key))
+        ? "mailbox"
+        : "person";
+    people.push({
+      id: personId(members[0]!.key),
+      name: displayName(members),
+      kind,
+      isSelf: members.some((m) => selfKeys.has(m.key)),
+      identifiers,
+      items,
+      ...(lastSeen ? { lastSeen } : {}),
+    });
+  }
+  people.sort((x, y) => y.items.length - x.items.length || x.id.localeCompare(y.id));
+  return people;
+}
+
+/** The most frequent name, names of two or more words first; else the canonical identifier's value. */
+function displayName(members: Node[]): string {
+  const counts = new Map<string, number>();
+  for (const m of members) for (const [name, n] of m.names) counts.set(name, (counts.get(name) ?? 0) + n);
+  const ranked = [...counts.entries()].sort(
+    (x, y) =>
+      Number(/\S\s+\S/.test(y[0])) - Number(/\S\s+\S/.test(x[0])) || y[1] - x[1] || x[0].localeCompare(y[0]),
+  );
+  if (ranked[0]) return ranked[0][0];
+  const first = members[0]!;
+  return first.kind === "speaker" || first.kind === "handle"
+    ? first.value.slice(first.value.search(/[#/]/) + 1)
+    : first.value;
+}
+
+const pairKey = (a: string, b: string): string => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
+const round = (x: number): number => Math.round(x * 1000) / 1000;
+/** The score is a log2 likelihood ratio; its confidence the matching probability, short of certainty. */
+const confidenceOf = (score: number): number => Math.min(0.999, round(1 / (1 + 2 ** -score)) || 0);
