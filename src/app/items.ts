@@ -36,10 +36,14 @@ export async function searchItems(
     throw new AppError("bad_request", '"since" must be before "until"');
   }
   // Person ids and names resolve through the viewer's people to identifiers (app/people.ts).
-  const identifiers = await searchIdentifiers(services, { subjectKey, email: viewerEmail }, {
-    person,
-    people: query.people,
-  });
+  const identifiers = await searchIdentifiers(
+    services,
+    { subjectKey, email: viewerEmail },
+    {
+      person,
+      people: query.people,
+    },
+  );
   const page = await services.items.search(subjectKey, identifiers ? { ...query, identifiers } : query);
   event.itemIds = page.items.map((hit) => hit.id);
   return page;

@@ -137,12 +137,6 @@ export async function correctPeople(
   const a = identifierOf(view, input.a, "a");
   const b = kind === "split" ? null : identifierOf(view, input.b ?? "", "b");
   if (b !== null && a === b) throw new AppError("bad_request", '"a" and "b" are the same identifier');
-  if (b !== null && kind === "merge" && view.personOf.get(a) === view.personOf.get(b)) {
-    const person = view.personOf.get(a);
-    if (person && person.identifiers.some((i) => i.key === a && i.link === "confirmed")) {
-      throw new AppError("bad_request", "These identifiers are already confirmed as one person");
-    }
-  }
   const correction: Omit<StoredCorrection, "withdrawnAt"> = {
     id: crypto.randomUUID(),
     kind,

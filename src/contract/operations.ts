@@ -8,6 +8,7 @@ import { itemInputSchema, MAX_BODY_BYTES, MAX_ITEMS_PER_REQUEST } from "../domai
 import * as res from "./answers";
 import { memoryOperations } from "./memory-operations";
 import { type Answer, type Operation, operation } from "./operation";
+import { peopleOperations } from "./people-operations";
 import { idParams, searchQuery } from "./requests";
 import { webhookOperations } from "./webhook-operations";
 import {
@@ -237,5 +238,6 @@ export const OPERATIONS: readonly Operation[] = [
   issueIngestAddress,
   revokeIngestAddress,
   ...webhookOperations,
+  ...peopleOperations,
   mcp,
 ];

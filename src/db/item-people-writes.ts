@@ -54,9 +54,11 @@ interface Batch {
 
 /** The item's id in place of the placeholder in a speaker key (SQL over the column `expr`). */
 const scoped = (expr: string, id: string) =>
-  sql.raw(`case when ${expr} like '${SPEAKER_PREFIX}%' then 'speaker:' || ${id}::text || '#' || substr(${expr}, ${
-    SPEAKER_PREFIX.length + 1
-  }) else ${expr} end`);
+  sql.raw(
+    `case when ${expr} like '${SPEAKER_PREFIX}%' then 'speaker:' || ${id}::text || '#' || substr(${expr}, ${
+      SPEAKER_PREFIX.length + 1
+    }) else ${expr} end`,
+  );
 
 /** The rows of `batch`'s items written in this transaction: their old people go (before the insert). */
 export function deletePeopleStatement(db: Db, subjectKey: string, batch: Batch[]) {

@@ -26,13 +26,13 @@ import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
 import { canonicalJson } from "./content-hash";
 import { type LinkSpec, linkSpecs } from "./item-links";
-import { materialChangedStatement } from "./memory-events";
 import {
   deletePeopleStatement,
   type ItemPeopleRows,
   insertPeopleStatement,
   itemPeopleRows,
 } from "./item-people-writes";
+import { materialChangedStatement } from "./memory-events";
 import { unknownShareTargets } from "./pg-workspace-store";
 import { items } from "./schema";
 
@@ -132,10 +132,7 @@ export async function upsertItems(
 /** The written items' people: their old rows go when the batch may update items, then one insert. */
 function peopleStatements(db: Db, subjectKey: string, batch: Prepared[], updates: boolean) {
   const insert = insertPeopleStatement(db, subjectKey, batch);
-  return [
-    ...(updates ? [deletePeopleStatement(db, subjectKey, batch)] : []),
-    ...(insert ? [insert] : []),
-  ];
+  return [...(updates ? [deletePeopleStatement(db, subjectKey, batch)] : []), ...(insert ? [insert] : [])];
 }
 
 function assertNoDuplicates(inputs: ItemInput[]): void {

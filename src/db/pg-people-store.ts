@@ -133,4 +133,3 @@ export function createPgPeopleStore(db: Db): PeopleStore {
     },
   };
 }
-

@@ -82,7 +82,14 @@ export const itemInputSchema = z.strictObject({
   author: optionalText(500),
   participants: z.array(text(500)).max(MAX_PARTICIPANTS).optional(),
   /** Who the item is by, to and about, by their accounts (role, name, email, handles): docs/people.md. */
-  people: itemPeopleSchema.optional(),
+  // Bounded as a whole too: one item names at most MAX_ITEM_IDENTIFIERS emails and handles.
+  people: itemPeopleSchema
+    .refine(
+      (people) =>
+        people.reduce((n, p) => n + (p.email ? 1 : 0) + (p.handles?.length ?? 0), 0) <= MAX_ITEM_IDENTIFIERS,
+      `must name at most ${MAX_ITEM_IDENTIFIERS} identifiers (emails and handles) in all`,
+    )
+    .optional(),
   occurredAt: storableInstant(isoDateTime),
   url: safeString()
     .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))
@@ -98,14 +105,6 @@ export const itemInputSchema = z.strictObject({
     .max(MAX_SHARE_TARGETS_PER_ITEM)
     .optional(),
   links: z.array(linkSchema).max(200).optional(),
-  // The people the item names, structured (role, name, email, handles): domain/people/model.ts. Bounded as a
-  // whole too, so one item cannot name more identifiers than MAX_ITEM_IDENTIFIERS.
-  people: itemPeopleSchema
-    .refine(
-      (people) => people.reduce((n, p) => n + (p.email ? 1 : 0) + (p.handles?.length ?? 0), 0) <= MAX_ITEM_IDENTIFIERS,
-      `must name at most ${MAX_ITEM_IDENTIFIERS} identifiers (emails and handles) in all`,
-    )
-    .optional(),
 });
 
 /** One item as a writer sends it (occurredAt an ISO 8601 string with zone). */

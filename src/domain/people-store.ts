@@ -29,7 +29,10 @@ export interface PeopleStore {
   /** Everything resolving `viewerKey`'s people needs, in one round trip; only items the viewer may see. */
   evidence(viewerKey: string): Promise<PeopleEvidence>;
   /** The workspace's corrections, newest first (withdrawn ones too when asked). */
-  corrections(workspaceId: string, options: { withdrawn: boolean; limit: number }): Promise<StoredCorrection[]>;
+  corrections(
+    workspaceId: string,
+    options: { withdrawn: boolean; limit: number },
+  ): Promise<StoredCorrection[]>;
   addCorrection(workspaceId: string, correction: Omit<StoredCorrection, "withdrawnAt">): Promise<void>;
   /** Marks the correction withdrawn; null when the workspace has no such correction (or it was withdrawn). */
   withdrawCorrection(workspaceId: string, id: string, at: Date): Promise<StoredCorrection | null>;

@@ -3,7 +3,14 @@
  * workspace's corrections restricted to identifiers the viewer sees, and the subject's own keys. The same
  * view serves the API, search's person filters, the research tools and the memory's statement people. Pure.
  */
-import { identifier, identifierKey, normaliseKey, type Person, personId, type Suggestion } from "./people/model";
+import {
+  identifier,
+  identifierKey,
+  normaliseKey,
+  type Person,
+  personId,
+  type Suggestion,
+} from "./people/model";
 import { resolvePeople } from "./people/resolve";
 import type { PeopleEvidence, StoredCorrection } from "./people-store";
 import { isTeamKey, localName } from "./workspaces";
@@ -54,7 +61,15 @@ export function peopleView(evidence: PeopleEvidence, selfKeys: string[]): People
   });
   const personOf = new Map<string, Person>();
   for (const person of people) for (const id of person.identifiers) personOf.set(id.key, person);
-  return { people, suggestions, corrections, visibleKeys, personOf, itemTimes, truncated: evidence.truncated };
+  return {
+    people,
+    suggestions,
+    corrections,
+    visibleKeys,
+    personOf,
+    itemTimes,
+    truncated: evidence.truncated,
+  };
 }
 
 /**
@@ -96,6 +111,9 @@ export function peopleMatching(view: PeopleView, ref: string): Person[] {
 /** The most recent of a person's items, by when they occurred, newest first. */
 export function recentItemsOf(view: PeopleView, person: Person, limit: number): string[] {
   return [...person.items]
-    .sort((x, y) => (view.itemTimes.get(y) ?? "").localeCompare(view.itemTimes.get(x) ?? "") || y.localeCompare(x))
+    .sort(
+      (x, y) =>
+        (view.itemTimes.get(y) ?? "").localeCompare(view.itemTimes.get(x) ?? "") || y.localeCompare(x),
+    )
     .slice(0, limit);
 }

@@ -27,6 +27,7 @@ import { meRoutes } from "./routes/me";
 import { membersRoutes } from "./routes/members";
 import { ownMemoryRoutes, teamMemoryRoutes } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
+import { peopleRoutes } from "./routes/people";
 import { teamsRoutes } from "./routes/teams";
 import { webhooksRoutes } from "./routes/webhooks";
 import { wellKnownRoutes } from "./routes/well-known";
@@ -46,6 +47,7 @@ const ROUTES = [
   ...adminEmbeddingsRoutes,
   ...auditRoutes,
   ...webhooksRoutes,
+  ...peopleRoutes,
 ];
 
 export interface AppDeps {

@@ -65,13 +65,18 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     (args) =>
       guarded(context, async () => {
         const { team, ...input } = validArguments(args);
-        const page = await searchItems(services, await subjectOf(context, team), {
-          ...input,
-          q: input.query,
-          kinds: input.kinds ?? [],
-          people: input.people ?? [],
-          person: input.person ?? [],
-        }, team ? undefined : caller.email);
+        const page = await searchItems(
+          services,
+          await subjectOf(context, team),
+          {
+            ...input,
+            q: input.query,
+            kinds: input.kinds ?? [],
+            people: input.people ?? [],
+            person: input.person ?? [],
+          },
+          team ? undefined : caller.email,
+        );
         const text =
           page.items.length === 0
             ? "No items match."

@@ -13,7 +13,9 @@ export const itemRoutes = [
 
   route(op.searchItems, async (c, { query: { kind, ...query } }) => {
     const caller = c.get("caller");
-    return c.json(await searchItems(c.get("services"), caller.subjectKey, { ...query, kinds: kind }, caller.email));
+    return c.json(
+      await searchItems(c.get("services"), caller.subjectKey, { ...query, kinds: kind }, caller.email),
+    );
   }),
 
   route(op.getItem, async (c, { params }) =>
