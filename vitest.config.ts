@@ -24,6 +24,7 @@ const ENGINE_DEPENDENT = [
   "test/erase-race.test.ts", // an erase against queued work, by transaction order
   "test/audit-delivery.test.ts", // idempotent batch writes (on conflict do nothing)
   "test/usage.test.ts", // the usage ledger's sums
+  "test/people-api.test.ts", // people evidence written in the upsert's transaction, read through the access rule in SQL
 ];
 
 /** Shared by every test: the HS256 secret tokens are signed with. */

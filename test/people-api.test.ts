@@ -164,6 +164,66 @@ describe("GET /people", () => {
   });
 });
 
+describe("the caller herself", () => {
+  it("is tied to the address an admin gives her with PUT /members/:user, and untied with null", async () => {
+    const ws = newWorkspace("people-member-email");
+    await ingestIn(ws, "ada", adaItems());
+    const put = await send(ws, "root", "PUT", "/members/ada", { email: "Ada@ACME.com" }, ADMIN);
+    expect(put.status).toBe(200);
+    expect(await json<{ email: string | null }>(put)).toMatchObject({ email: "ada@acme.com" });
+    expect((await peopleOf(ws, "ada")).find((p) => p.self)?.name).toBe("Ada Lovelace");
+    expect((await send(ws, "root", "PUT", "/members/ada", { email: "not an address" }, ADMIN)).status).toBe(
+      422,
+    );
+    expect((await send(ws, "root", "PUT", "/members/ada", { email: null }, ADMIN)).status).toBe(200);
+    expect((await peopleOf(ws, "ada")).some((p) => p.self)).toBe(false);
+  });
+});
+
+describe("GET /people/suggestions", () => {
+  it("lists a pair the scores leave in doubt; accepting it merges, rejecting it keeps them apart", async () => {
+    const ws = newWorkspace("people-suggest");
+    await ingestIn(ws, "ada", [
+      item({ externalId: "work", author: "Ada Lovelace <ada@acme.com>", participants: [] }),
+      item({ externalId: "home", author: "Ada Lovelace <al1815@gmail.com>", participants: [] }),
+    ]);
+    interface Side {
+      identifier: string;
+      person: { id: string; name: string } | null;
+    }
+    const suggestions = async () =>
+      (
+        await json<{ suggestions: { a: Side; b: Side; score: number; reasons: string[] }[] }>(
+          await send(ws, "ada", "GET", "/people/suggestions"),
+        )
+      ).suggestions;
+    const [first] = await suggestions();
+    expect([first?.a.identifier, first?.b.identifier].sort()).toEqual([
+      "email:ada@acme.com",
+      "email:al1815@gmail.com",
+    ]);
+    expect(first?.reasons.length).toBeGreaterThan(0);
+    const reject = await send(ws, "ada", "POST", "/people/distinct", {
+      a: first!.a.identifier,
+      b: first!.b.identifier,
+    });
+    expect(reject.status).toBe(201);
+    expect(await suggestions()).toEqual([]);
+    const { id } = await json<{ id: string }>(reject);
+    expect((await send(ws, "ada", "DELETE", `/people/corrections/${id}`)).status).toBe(200);
+    expect(await suggestions()).toHaveLength(1);
+    expect(
+      (await send(ws, "ada", "POST", "/people/merge", { a: first!.a.person!.id, b: first!.b.person!.id }))
+        .status,
+    ).toBe(201);
+    expect(await suggestions()).toEqual([]);
+    expect(keysOf(await personHolding(ws, "ada", "email", "ada@acme.com"))).toEqual([
+      "email:ada@acme.com",
+      "email:al1815@gmail.com",
+    ]);
+  });
+});
+
 describe("GET /people/:id", () => {
   it("answers every identifier with its names, link and evidence; an unknown id is a 404", async () => {
     const ws = newWorkspace("people-one");

@@ -252,6 +252,10 @@ export const memberResponse = z.object({
   removedAt: dateTime
     .nullable()
     .describe("Set while an admin has removed the member: their token is refused with 403"),
+  email: z
+    .string()
+    .nullable()
+    .describe("The address the member is tied to among people (PUT /members/:user with email)"),
 });
 
 export const membersResponse = z.object({
