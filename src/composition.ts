@@ -198,6 +198,7 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     clock,
     llmClient: (ref) => createLlmClient(ref, config.llm),
     related: relatedEvidenceFinder(items, embedder, createPgEmbeddingIndex(db)),
+    people: createPgPeopleStore(db),
   });
   return {
     clock,

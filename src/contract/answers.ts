@@ -100,6 +100,12 @@ export const servedStatement = z.object({
   citations: z.array(citation),
   since: dateTime.nullable().describe("The date of its newest cited item"),
   firstStated: dateTime.describe("When a version first held it"),
+  people: z
+    .array(z.object({ id: z.string(), name: z.string() }))
+    .describe(
+      "The people its cited items name (never the subject), resolved by the service when the version was " +
+        "generated; ids as GET /people/:id takes them",
+    ),
 });
 
 export const memoryResponse = z.object({
