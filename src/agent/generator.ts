@@ -4,7 +4,7 @@ import type { ItemStore } from "../domain/items";
 import { type LlmClient, LlmError, type LlmMessage } from "../domain/llm";
 import type { RunErrorCode, Statement, SupersededStatement, Verdict } from "../domain/memory";
 import type { PeopleStore } from "../domain/people-store";
-import { type PeopleView, peopleView, selfKeysOf } from "../domain/people-view";
+import { type PeopleView, peopleView, selfKeysOf, subjectNameOf } from "../domain/people-view";
 import { statementKey } from "../domain/statements";
 import { BudgetExhausted, type Budgets, RunAborted, RunMeter } from "./budget";
 import { prepareChanges } from "./changed-items";
@@ -101,7 +101,11 @@ export function createGenerator(deps: GeneratorDeps): Generator {
 function onceViewOf(store: PeopleStore, subjectKey: string): () => Promise<PeopleView> {
   let view: Promise<PeopleView> | undefined;
   return () => {
-    view ??= store.evidence(subjectKey).then((e) => peopleView(e, selfKeysOf(subjectKey, [e.memberEmail])));
+    view ??= store
+      .evidence(subjectKey)
+      .then((e) =>
+        peopleView(e, selfKeysOf(subjectKey, [e.memberEmail]), { subjectName: subjectNameOf(subjectKey) }),
+      );
     return view;
   };
 }

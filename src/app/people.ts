@@ -15,6 +15,7 @@ import {
   peopleView,
   recentItemsOf,
   selfKeysOf,
+  subjectNameOf,
 } from "../domain/people-view";
 import { localName } from "../domain/workspaces";
 import { type Caller, requireScope } from "./caller";
@@ -31,7 +32,9 @@ type PeopleServices = Pick<Services, "people" | "audit">;
 /** The caller's people as they are now (their token's email claim ties them to that address too). */
 export async function viewOf(services: Pick<Services, "people">, viewerKey: string, email?: string) {
   const evidence = await services.people.evidence(viewerKey);
-  return peopleView(evidence, selfKeysOf(viewerKey, [email, evidence.memberEmail]));
+  return peopleView(evidence, selfKeysOf(viewerKey, [email, evidence.memberEmail]), {
+    subjectName: subjectNameOf(viewerKey),
+  });
 }
 
 const callerView = (services: Pick<Services, "people">, caller: Caller) =>

@@ -31,6 +31,10 @@ export interface PeopleView {
   truncated: boolean;
 }
 
+/** The user's id in the workspace, or undefined for a team (whose view has no self). */
+export const subjectNameOf = (viewerKey: string): string | undefined =>
+  isTeamKey(viewerKey) ? undefined : localName(viewerKey);
+
 /** The subject's own identifiers: `user:<id>` and the addresses tied to her (token claim, member record). */
 export function selfKeysOf(viewerKey: string, emails: (string | null | undefined)[]): string[] {
   if (isTeamKey(viewerKey)) return [];
@@ -42,10 +46,28 @@ export function selfKeysOf(viewerKey: string, emails: (string | null | undefined
   return keys;
 }
 
-export function peopleView(evidence: PeopleEvidence, selfKeys: string[]): PeopleView {
-  const visibleKeys = new Set<string>(selfKeys);
+/**
+ * The viewer's people. `subjectName` (a user's id in the workspace) also makes hers every handle spelled as
+ * that id in some source (`handle:slack/ada` for the user `ada`), as items that name their owner by user id do.
+ */
+export function peopleView(
+  evidence: PeopleEvidence,
+  ownKeys: string[],
+  options: { subjectName?: string } = {},
+): PeopleView {
+  const visibleKeys = new Set<string>(ownKeys);
   const itemTimes = new Map<string, string>();
+  const selfKeys = [...ownKeys];
+  const handleSuffix = options.subjectName ? `/${options.subjectName.toLowerCase()}` : null;
   for (const s of evidence.sightings) {
+    if (
+      !visibleKeys.has(s.key) &&
+      handleSuffix &&
+      s.key.startsWith("handle:") &&
+      s.key.endsWith(handleSuffix)
+    ) {
+      selfKeys.push(s.key);
+    }
     visibleKeys.add(s.key);
     if (s.at) itemTimes.set(s.itemId, s.at);
   }

@@ -159,6 +159,11 @@ class GetMemoryResponseVariant1StatementCitation(TypedDict):
     occurredAt: Optional[str]
 
 
+class GetMemoryResponseVariant1StatementPeople(TypedDict):
+    id: str
+    name: str
+
+
 class GetMemoryResponseVariant1Statement(TypedDict):
     #: Stable while the statement is carried unchanged from version to version
     id: str
@@ -169,6 +174,8 @@ class GetMemoryResponseVariant1Statement(TypedDict):
     since: Optional[str]
     #: When a version first held it
     firstStated: str
+    #: The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them
+    people: List[GetMemoryResponseVariant1StatementPeople]
 
 
 class _GetMemoryResponseVariant1Required(TypedDict):
@@ -235,6 +242,8 @@ class DiffVersionResponseRemovedStatement(TypedDict):
     citations: List[GetMemoryResponseVariant1StatementCitation]
     since: Optional[str]
     firstStated: Optional[str]
+    #: The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them
+    people: List[GetMemoryResponseVariant1StatementPeople]
 
 
 class DiffVersionResponseRemoved(TypedDict):
@@ -620,14 +629,9 @@ class ListPeopleResponse(TypedDict):
     nextCursor: Optional[str]
 
 
-class PeopleSuggestionsResponseSuggestionAPerson(TypedDict):
-    id: str
-    name: str
-
-
 class PeopleSuggestionsResponseSuggestionA(TypedDict):
     identifier: str
-    person: Optional[PeopleSuggestionsResponseSuggestionAPerson]
+    person: Optional[GetMemoryResponseVariant1StatementPeople]
 
 
 class PeopleSuggestionsResponseSuggestion(TypedDict):

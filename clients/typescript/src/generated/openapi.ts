@@ -1484,6 +1484,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -1533,6 +1538,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -1667,6 +1677,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         removed: {
                             statement: {
@@ -1683,6 +1698,11 @@ export interface operations {
                                 }[];
                                 since: string | null;
                                 firstStated: string | null;
+                                /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                                people: {
+                                    id: string;
+                                    name: string;
+                                }[];
                             };
                             /**
                              * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
@@ -1708,6 +1728,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                     };
                 };
@@ -2859,6 +2884,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -2908,6 +2938,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -3044,6 +3079,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         removed: {
                             statement: {
@@ -3060,6 +3100,11 @@ export interface operations {
                                 }[];
                                 since: string | null;
                                 firstStated: string | null;
+                                /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                                people: {
+                                    id: string;
+                                    name: string;
+                                }[];
                             };
                             /**
                              * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it
@@ -3085,6 +3130,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                     };
                 };
