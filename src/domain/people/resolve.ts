@@ -25,7 +25,8 @@ import {
   type Sighting,
   type Suggestion,
 } from "./model";
-import { type Profile, profileOf, scorePair } from "./scoring";
+import { parseName } from "./names";
+import { mergeProfiles, organisationOf, type Profile, profileOf, scorePair } from "./scoring";
 
 export interface ResolveInput {
   sightings: Sighting[];
@@ -179,26 +180,49 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
   assignCoItems(input.sightings, nodes, components);
 
   // Scored links between the groups the records and members made, compared by blocking keys.
-  const groups = new Map<string, Node[]>();
-  for (const node of nodes.values()) {
-    const root = components.find(node.key);
-    groups.set(root, [...(groups.get(root) ?? []), node]);
-  }
-  const profiles: Profile[] = [];
+  const groups = groupsOf(nodes, components);
+  const teamOrgs = workspaceOrganisations(groups);
+  const neighbours = neighboursOf(input.sightings, nodes, components);
+  const profiles = new Map<string, Profile>();
   for (const [root, members] of groups) {
     if (members.some((m) => m.bot || isSharedMailbox(m.key) || split.has(m.key))) continue;
     const profile = profileOf(
       root,
-      members.map((m) => ({ key: m.key, kind: m.kind, value: m.value, names: [...m.names.keys()] })),
+      members.map((m) => {
+        const team =
+          m.kind === "slack" && m.value.includes("/") ? teamOrgs.get(m.value.split("/")[0]!) : undefined;
+        return {
+          key: m.key,
+          kind: m.kind,
+          value: m.value,
+          names: [...m.names.keys()],
+          ...(team ? { org: team } : {}),
+        };
+      }),
+      neighbours.get(root) ?? new Set(),
     );
-    if (profile) profiles.push(profile);
+    if (profile) profiles.set(root, profile);
   }
-  const candidates = scoredCandidates(profiles, config);
+  const candidates = scoredCandidates([...profiles.values()], config);
   candidates.sort((x, y) => y.score - x.score || x.a.localeCompare(y.a) || x.b.localeCompare(y.b));
   for (const c of candidates) {
     if (c.score < config.autoThreshold) break;
     if (pairWord.get(pairKey(c.a, c.b))?.kind === "distinct") continue;
-    accept(c.a, c.b, "scored", confidenceOf(c.score), true);
+    const ra = components.find(c.a);
+    const rb = components.find(c.b);
+    if (ra === rb) continue;
+    const pa = profiles.get(ra);
+    const pb = profiles.get(rb);
+    if (!pa || !pb) continue;
+    // Groups already joined by score are compared whole: Ada at Acme, once joined with her chat account,
+    // no longer matches Ada at Globex through that account's name alone.
+    const now =
+      ra === pa.root && rb === pb.root && pa === c.pa && pb === c.pb ? c : scorePair(pa, pb, config);
+    if (now.score < config.autoThreshold) continue;
+    if (!accept(c.a, c.b, "scored", confidenceOf(now.score), true)) continue;
+    const root = components.find(c.a);
+    profiles.set(root, { ...mergeProfiles(pa, pb), root });
+    profiles.delete(root === ra ? rb : ra);
   }
 
   const suggestions: Suggestion[] = [];
@@ -275,11 +299,85 @@ function assignCoItems(sightings: Sighting[], nodes: Map<string, Node>, componen
   for (const [root, items] of perRoot) components.setItems(root, items);
 }
 
+function groupsOf(nodes: Map<string, Node>, components: Components): Map<string, Node[]> {
+  const groups = new Map<string, Node[]>();
+  for (const node of nodes.values()) {
+    const root = components.find(node.key);
+    const list = groups.get(root);
+    if (list) list.push(node);
+    else groups.set(root, [node]);
+  }
+  return groups;
+}
+
+/**
+ * The organisation of each chat workspace (`slack:<team>/...`): the one most of its accounts' linked
+ * addresses belong to, when at least two accounts agree and no other organisation comes close.
+ */
+function workspaceOrganisations(groups: Map<string, Node[]>): Map<string, string> {
+  const votes = new Map<string, Map<string, number>>();
+  for (const members of groups.values()) {
+    const orgs = new Set(members.flatMap((m) => (m.kind === "email" ? (organisationOf(m.value) ?? []) : [])));
+    if (orgs.size !== 1) continue;
+    const org = [...orgs][0]!;
+    for (const m of members) {
+      if (m.kind !== "slack" || !m.value.includes("/")) continue;
+      const team = m.value.split("/")[0]!;
+      const tally = votes.get(team) ?? new Map<string, number>();
+      tally.set(org, (tally.get(org) ?? 0) + 1);
+      votes.set(team, tally);
+    }
+  }
+  const out = new Map<string, string>();
+  for (const [team, tally] of votes) {
+    const ranked = [...tally.entries()].sort((x, y) => y[1] - x[1]);
+    const [top, second] = ranked;
+    if (top && top[1] >= 2 && (!second || top[1] >= 3 * second[1])) out.set(team, top[0]);
+  }
+  return out;
+}
+
+const MAX_NEIGHBOURS = 200;
+
+/** For each group, the full names (two words or more) of the groups it appears beside in items. */
+function neighboursOf(
+  sightings: Sighting[],
+  nodes: Map<string, Node>,
+  components: Components,
+): Map<string, Set<string>> {
+  const byItem = new Map<string, Map<string, Set<string>>>();
+  for (const s of sightings) {
+    if (!nodes.has(s.key)) continue;
+    const root = components.find(s.key);
+    const roots = byItem.get(s.itemId) ?? new Map<string, Set<string>>();
+    const names = roots.get(root) ?? new Set<string>();
+    const parsed = s.name ? parseName(s.name) : null;
+    if (parsed?.last) names.add(parsed.full);
+    roots.set(root, names);
+    byItem.set(s.itemId, roots);
+  }
+  const out = new Map<string, Set<string>>();
+  for (const roots of byItem.values()) {
+    if (roots.size < 2 || roots.size > MAX_COITEM_IDENTIFIERS) continue;
+    for (const [root] of roots) {
+      const set = out.get(root) ?? new Set<string>();
+      for (const [other, names] of roots) {
+        if (other === root) continue;
+        for (const name of names) if (set.size < MAX_NEIGHBOURS) set.add(name);
+      }
+      out.set(root, set);
+    }
+  }
+  return out;
+}
+
 interface Candidate {
   a: string;
   b: string;
   score: number;
   reasons: string[];
+  pa: Profile;
+  pb: Profile;
 }
 
 /** Pairs of groups sharing a blocking key (keys held by more than maxBlockSize groups are skipped), scored. */
@@ -305,7 +403,8 @@ function scoredCandidates(profiles: Profile[], config: LinkConfig): Candidate[] 
         if (compared.has(id)) continue;
         compared.add(id);
         const scored = scorePair(profiles[x]!, profiles[y]!, config);
-        if (scored.score >= config.suggestThreshold) out.push(scored);
+        if (scored.score >= config.suggestThreshold)
+          out.push({ ...scored, pa: profiles[x]!, pb: profiles[y]! });
       }
     }
   }
@@ -313,11 +412,7 @@ function scoredCandidates(profiles: Profile[], config: LinkConfig): Candidate[] 
 }
 
 function buildPeople(nodes: Map<string, Node>, components: Components, selfKeys: Set<string>): Person[] {
-  const byRoot = new Map<string, Node[]>();
-  for (const node of nodes.values()) {
-    const root = components.find(node.key);
-    byRoot.set(root, [...(byRoot.get(root) ?? []), node]);
-  }
+  const byRoot = groupsOf(nodes, components);
   const people: Person[] = [];
   for (const members of byRoot.values()) {
     members.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));

@@ -36,9 +36,19 @@ export function cleanName(raw: string | undefined | null): string | null {
     .replace(/^["'\s]+|["'\s]+$/g, "")
     .replace(/\s+/g, " ")
     .trim();
-  if (!name || name.length > MAX_PERSON_NAME) return null;
+  if (!name || name.length > MAX_PERSON_NAME || name.includes("@")) return null;
   return name;
 }
+
+/** Names exporters write when they do not know who it was: never a handle of anyone. */
+const PLACEHOLDER_NAMES = new Set([
+  "unknown user",
+  "unknown",
+  "bot",
+  "anonymous",
+  "user",
+  "undisclosed recipients",
+]);
 
 /**
  * One author/participant string as an identifier and a name: `Name <addr>`, `addr`, `+44 ...`, or a bare
@@ -67,7 +77,7 @@ export function parsePersonString(text: string, source: string): { key: string; 
     if (phone) return { key: identifierKey(phone), name: null };
   }
   const name = cleanName(trimmed);
-  if (!name) return null;
+  if (!name || PLACEHOLDER_NAMES.has(name.toLowerCase())) return null;
   const handle = identifier("handle", `${source}/${name}`);
   return handle ? { key: identifierKey(handle), name } : null;
 }
@@ -113,7 +123,7 @@ export function sightingsOf(item: ItemPeopleInput): ItemSightings {
       const key = handleKey(handle.kind, handle.value, item);
       if (key && !keys.includes(key)) keys.push(key);
     }
-    if (keys.length === 0 && name) {
+    if (keys.length === 0 && name && !PLACEHOLDER_NAMES.has(name.toLowerCase())) {
       const handle = identifier("handle", `${item.source}/${name}`);
       if (handle) keys.push(identifierKey(handle));
     }
