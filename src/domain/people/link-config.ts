@@ -72,5 +72,5 @@ export const DEFAULT_LINK_CONFIG: LinkConfig = {
     coOccurrenceCap: 3,
     sameKind: -2,
   },
-  maxBlockSize: 200,
+  maxBlockSize: 100,
 };

@@ -70,10 +70,15 @@ export function handleForm(raw: string): string {
 /** The handles a two-token name is commonly written as: adalovelace, alovelace, adal, lovelaceada, lovelacea. */
 export function handlesOfName(name: ParsedName): string[] {
   if (!name.last) return [];
+  const cached = FORMS.get(name);
+  if (cached) return cached;
   const f = name.first;
   const l = name.last;
-  return [`${f}${l}`, `${f[0]}${l}`, `${f}${l[0]}`, `${l}${f}`, `${l}${f[0]}`];
+  const forms = [`${f}${l}`, `${f[0]}${l}`, `${f}${l[0]}`, `${l}${f}`, `${l}${f[0]}`];
+  FORMS.set(name, forms);
+  return forms;
 }
+const FORMS = new WeakMap<ParsedName, string[]>();
 
 /** A one-letter token or a token written as an initial ("A." parses to "a"). */
 export const isInitial = (token: string): boolean => token.length === 1;

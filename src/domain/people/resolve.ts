@@ -137,20 +137,25 @@ class Components {
 export function resolvePeople(input: ResolveInput): ResolveResult {
   const config = input.config ?? DEFAULT_LINK_CONFIG;
   const nodes = collectNodes(input.sightings);
+  addMemberKeys(nodes, input.hardLinks, input.selfKeys ?? []);
   const components = new Components(nodes.keys());
   const has = (key: string | null): key is string => key !== null && nodes.has(key);
 
-  // Corrections: per pair the last word counts; a split keeps its identifier out of automatic links.
-  const pairWord = new Map<string, Correction>();
-  const split = new Set<string>();
-  for (const c of input.corrections) {
+  // Corrections in order, the later word winning: per pair, merge or distinct; a split takes its identifier
+  // out of every hard link and of every merge said before it, and out of scoring.
+  const pairWord = new Map<string, { correction: Correction; at: number }>();
+  const splitAt = new Map<string, number>();
+  input.corrections.forEach((c, at) => {
     if (c.kind === "split") {
-      if (has(c.a)) split.add(c.a);
+      if (has(c.a)) splitAt.set(c.a, at);
     } else if (has(c.a) && has(c.b) && c.a !== c.b) {
-      pairWord.set(pairKey(c.a, c.b), c);
+      pairWord.set(pairKey(c.a, c.b), { correction: c, at });
     }
-  }
-  for (const c of pairWord.values()) if (c.kind === "distinct") components.forbidPair(c.a, c.b!);
+  });
+  const split = new Set(splitAt.keys());
+  const wordOn = (a: string, b: string) => pairWord.get(pairKey(a, b))?.correction.kind;
+  for (const { correction: c } of pairWord.values())
+    if (c.kind === "distinct") components.forbidPair(c.a, c.b!);
 
   const mark = (key: string, link: LinkKind, confidence: number) => {
     const node = nodes.get(key)!;
@@ -166,11 +171,14 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
     return true;
   };
 
-  for (const c of pairWord.values()) if (c.kind === "merge") accept(c.a, c.b!, "confirmed", 1, false);
+  const afterSplit = (key: string, at: number) => (splitAt.get(key) ?? -1) < at;
+  for (const { correction: c, at } of pairWord.values()) {
+    if (c.kind === "merge" && afterSplit(c.a, at) && afterSplit(c.b!, at))
+      accept(c.a, c.b!, "confirmed", 1, false);
+  }
   for (const link of input.hardLinks) {
     if (has(link.a) && has(link.b) && link.a !== link.b && !split.has(link.a) && !split.has(link.b)) {
-      accept(link.a, link.b, "hard", 1, false);
-      for (const key of [link.a, link.b]) nodes.get(key)!.items.add(link.itemId);
+      if (wordOn(link.a, link.b) !== "distinct") accept(link.a, link.b, "hard", 1, false);
     }
   }
   const selfKeys = (input.selfKeys ?? []).filter((k) => has(k));
@@ -207,7 +215,7 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
   candidates.sort((x, y) => y.score - x.score || x.a.localeCompare(y.a) || x.b.localeCompare(y.b));
   for (const c of candidates) {
     if (c.score < config.autoThreshold) break;
-    if (pairWord.get(pairKey(c.a, c.b))?.kind === "distinct") continue;
+    if (wordOn(c.a, c.b) === "distinct") continue;
     const ra = components.find(c.a);
     const rb = components.find(c.b);
     if (ra === rb) continue;
@@ -239,6 +247,43 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
   }
 
   return { people: buildPeople(nodes, components, new Set(selfKeys)), suggestions };
+}
+
+/**
+ * A workspace user (`user:<id>`) is seen in no item: it joins when a member's record links it to an
+ * identifier that is seen (her email claim), or when it is one of the subject's own keys beside a seen one.
+ */
+function addMemberKeys(nodes: Map<string, Node>, hardLinks: HardLink[], selfKeys: string[]): void {
+  const addUser = (key: string) => {
+    const id = parseIdentifierKey(key);
+    if (!id || id.kind !== "user" || nodes.has(key)) return;
+    nodes.set(key, {
+      key,
+      kind: "user",
+      value: id.value,
+      names: new Map(),
+      items: new Set(),
+      lastSeen: undefined,
+      bot: false,
+      link: "self",
+      confidence: 1,
+    });
+  };
+  for (const link of hardLinks) {
+    if (nodes.has(link.a) && !nodes.has(link.b)) addUser(link.b);
+    else if (nodes.has(link.b) && !nodes.has(link.a)) addUser(link.a);
+  }
+  if (selfKeys.some((k) => nodes.has(k))) for (const key of selfKeys) addUser(key);
+}
+
+/**
+ * Every person by each id a client may hold: the personId of each of its identifiers. A saved id keeps
+ * answering after a merge (the person now holding that identifier) or a split (the person it went to).
+ */
+export function peopleById(people: Person[]): Map<string, Person> {
+  const out = new Map<string, Person>();
+  for (const person of people) for (const id of person.identifiers) out.set(personId(id.key), person);
+  return out;
 }
 
 function collectNodes(sightings: Sighting[]): Map<string, Node> {
