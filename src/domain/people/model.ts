@@ -184,7 +184,7 @@ function normaliseValue(kind: IdentifierKind, raw: string): string | null {
         : null;
     case "slack": {
       // `T024BE7LD/U024BE7LH`, or a bare user id when the export names no team.
-      const match = /^(?:([A-Z0-9]{2,20})\/)?([UWB][A-Z0-9]{2,20})$/i.exec(raw);
+      const match = /^(?:([A-Z0-9]{2,20})\/)?([UWB][A-Z0-9]{1,20})$/i.exec(raw);
       if (!match) return null;
       return match[1] ? `${match[1].toUpperCase()}/${match[2]!.toUpperCase()}` : match[2]!.toUpperCase();
     }
