@@ -256,7 +256,7 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
 function addMemberKeys(nodes: Map<string, Node>, hardLinks: HardLink[], selfKeys: string[]): void {
   const addUser = (key: string) => {
     const id = parseIdentifierKey(key);
-    if (!id || id.kind !== "user" || nodes.has(key)) return;
+    if (id?.kind !== "user" || nodes.has(key)) return;
     nodes.set(key, {
       key,
       kind: "user",
