@@ -381,6 +381,24 @@ describe("resolvePeople: the subject and the view", () => {
     ]);
   });
 
+  it("keeps hostile or endless names given straight to it out of people's names", () => {
+    const sightings: Sighting[] = [
+      { key: "email:ada@acme.com", name: "a".repeat(100_000), role: "author", itemId: "i0" },
+      { key: "email:ada@acme.com", name: "Ada\u0000", role: "author", itemId: "i1" },
+      { key: "email:ada@acme.com", name: "Ada \udc00", role: "author", itemId: "i2" },
+      ...Array.from({ length: 1000 }, (_, i) => ({
+        key: "email:ada@acme.com",
+        name: `Name ${i}`,
+        role: "author",
+        itemId: `n${i}`,
+      })),
+    ];
+    const [ada] = resolvePeople({ sightings, hardLinks: [], corrections: [] }).people;
+    expect(ada!.identifiers[0]!.names).toHaveLength(50);
+    expect(ada!.identifiers[0]!.names.every((n) => n.startsWith("Name "))).toBe(true);
+    expect(ada!.items).toHaveLength(1003);
+  });
+
   it("resolves an item of 10,000 participants within its bounds", () => {
     const participants = Array.from({ length: 10_000 }, (_, i) => `Person ${i} <p${i}@acme.com>`);
     const { people } = resolve([mail("big", "Ada Lovelace <ada@acme.com>", participants)]);

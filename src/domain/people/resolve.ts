@@ -10,6 +10,7 @@
  * correction wins), and a scored link never joins two groups that appear as distinct participants of one
  * item. Scored pairs between the thresholds, still apart at the end, are the suggestions. Pure.
  */
+import { textProblem } from "../safe-text";
 import { DEFAULT_LINK_CONFIG, type LinkConfig } from "./link-config";
 import {
   type Correction,
@@ -18,6 +19,7 @@ import {
   isBotKey,
   isSharedMailbox,
   type LinkKind,
+  MAX_PERSON_NAME,
   type Person,
   type PersonIdentifier,
   parseIdentifierKey,
@@ -54,6 +56,7 @@ interface Node {
   confidence: number;
 }
 
+const MAX_NAMES_PER_IDENTIFIER = 50;
 const LINK_RANK: Record<LinkKind, number> = { self: 0, scored: 1, hard: 2, confirmed: 3 };
 /** Items with more identifiers than this do not make co-participants cannot-link (a 10,000-person list). */
 const MAX_COITEM_IDENTIFIERS = 200;
@@ -306,7 +309,12 @@ function collectNodes(sightings: Sighting[]): Map<string, Node> {
       };
       nodes.set(s.key, node);
     }
-    if (s.name) node.names.set(s.name, (node.names.get(s.name) ?? 0) + 1);
+    // Names as the item field bounds them; an identifier keeps its first MAX_NAMES_PER_IDENTIFIER distinct ones.
+    if (s.name && s.name.length <= MAX_PERSON_NAME && !textProblem(s.name)) {
+      const count = node.names.get(s.name);
+      if (count !== undefined) node.names.set(s.name, count + 1);
+      else if (node.names.size < MAX_NAMES_PER_IDENTIFIER) node.names.set(s.name, 1);
+    }
     node.items.add(s.itemId);
     if (s.bot) node.bot = true;
     if (s.at && (node.lastSeen === undefined || s.at > node.lastSeen)) node.lastSeen = s.at;
