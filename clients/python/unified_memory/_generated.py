@@ -36,6 +36,23 @@ class ProtectedResourceMetadataResponse(TypedDict):
 McpProtectedResourceMetadataResponse = ProtectedResourceMetadataResponse
 
 
+class IngestItemsRequestItemPeopleHandle(TypedDict):
+    kind: Literal["email", "slack", "github", "phone", "speaker", "handle"]
+    value: str
+
+
+class _IngestItemsRequestItemPeopleRequired(TypedDict):
+    role: Literal["author", "participant", "mentioned", "organizer", "attendee", "contact"]
+
+
+class IngestItemsRequestItemPeople(_IngestItemsRequestItemPeopleRequired, total=False):
+    name: str
+    email: str
+    handles: List[IngestItemsRequestItemPeopleHandle]
+    aliases: List[str]
+    bot: bool
+
+
 class _IngestItemsRequestItemLinkRequired(TypedDict):
     externalId: str
 
@@ -57,6 +74,7 @@ class IngestItemsRequestItem(_IngestItemsRequestItemRequired, total=False):
     title: Optional[str]
     author: Optional[str]
     participants: List[str]
+    people: List[IngestItemsRequestItemPeople]
     url: Optional[str]
     metadata: Dict[str, Any]
     #: Members (`ada`) or teams (`team:payments`) of the caller's workspace who may see the item; a target the workspace does not know makes the request 422 and nothing is written

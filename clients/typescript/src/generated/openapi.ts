@@ -1020,6 +1020,19 @@ export interface operations {
                         body: string;
                         author?: string | null;
                         participants?: string[];
+                        people?: {
+                            /** @enum {string} */
+                            role: "author" | "participant" | "mentioned" | "organizer" | "attendee" | "contact";
+                            name?: string;
+                            email?: string;
+                            handles?: {
+                                /** @enum {string} */
+                                kind: "email" | "slack" | "github" | "phone" | "speaker" | "handle";
+                                value: string;
+                            }[];
+                            aliases?: string[];
+                            bot?: boolean;
+                        }[];
                         /** Format: date-time */
                         occurredAt: string;
                         url?: string | null;
