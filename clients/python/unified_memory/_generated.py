@@ -42,13 +42,14 @@ class IngestItemsRequestItemPeopleHandle(TypedDict):
 
 
 class _IngestItemsRequestItemPeopleRequired(TypedDict):
-    role: Literal["author", "participant", "mentioned", "organizer", "attendee"]
+    role: Literal["author", "participant", "mentioned", "organizer", "attendee", "contact"]
 
 
 class IngestItemsRequestItemPeople(_IngestItemsRequestItemPeopleRequired, total=False):
     name: str
     email: str
     handles: List[IngestItemsRequestItemPeopleHandle]
+    aliases: List[str]
     bot: bool
 
 

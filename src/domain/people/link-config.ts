@@ -19,16 +19,28 @@ export interface LinkConfig {
     initial: number;
     /** Only a first name (or nickname) agrees, the other side having a surname. */
     firstNameOnly: number;
-    /** An email's local part spells the other side's name (ada.lovelace, alovelace, lovelace.ada). */
+    /** An email's local part or a login spells the other side's full name (ada.lovelace, lovelace_ada). */
     localPartName: number;
+    /** It spells the name with an initial (alovelace, adal). */
+    localPartInitial: number;
     /** An email's local part or a login equals the other's local part or login (ada / ada). */
     sameHandle: number;
-    /** Both are addresses at the same organisation domain (not a free-mail provider). */
+    /**
+     * Both are at the same organisation: addresses at one domain (not a free-mail provider), or a chat
+     * account whose workspace's members have addresses at that domain.
+     */
     sameOrganisation: number;
-    /** Both are addresses at two different organisation domains. */
+    /** Both are at organisations and share none. */
     otherOrganisation: number;
-    /** Surnames present on both sides and different. */
+    /** Surnames present on both sides and different, or given names different under one surname. */
     surnameDiffers: number;
+    /** Generational suffixes present on both sides and different (Sr. / III). */
+    suffixDiffers: number;
+    /**
+     * A name feature and a handle feature that agree are largely one piece of evidence (a local part is
+     * usually made from the name): the stronger counts, plus this much.
+     */
+    corroboration: number;
     /** The two share people they appear with (per shared co-participant, up to `coOccurrenceCap`). */
     coOccurrence: number;
     coOccurrenceCap: number;
@@ -48,14 +60,17 @@ export const DEFAULT_LINK_CONFIG: LinkConfig = {
     nickname: 7,
     initial: 6,
     firstNameOnly: 2,
-    localPartName: 4,
+    localPartName: 7,
+    localPartInitial: 5,
     sameHandle: 5,
     sameOrganisation: 3,
     otherOrganisation: -6,
     surnameDiffers: -10,
+    suffixDiffers: -12,
+    corroboration: 1,
     coOccurrence: 1,
     coOccurrenceCap: 3,
     sameKind: -2,
   },
-  maxBlockSize: 200,
+  maxBlockSize: 100,
 };

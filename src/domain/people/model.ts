@@ -93,7 +93,15 @@ export interface Suggestion {
 // ---------------------------------------------------------------------------------------------------------
 // The structured `people` field an item may carry.
 
-export const PERSON_ROLES = ["author", "participant", "mentioned", "organizer", "attendee"] as const;
+/** `contact` is the person a contact card (vCard) describes. */
+export const PERSON_ROLES = [
+  "author",
+  "participant",
+  "mentioned",
+  "organizer",
+  "attendee",
+  "contact",
+] as const;
 export type PersonRole = (typeof PERSON_ROLES)[number];
 /** Kinds an item may assert; `user:` comes only from the workspace's own members, never from items. */
 export const ITEM_HANDLE_KINDS = ["email", "slack", "github", "phone", "speaker", "handle"] as const;
@@ -101,6 +109,7 @@ export const MAX_ITEM_PEOPLE = 1000;
 export const MAX_PERSON_HANDLES = 50;
 export const MAX_PERSON_NAME = 500;
 export const MAX_HANDLE_VALUE = 500;
+export const MAX_PERSON_ALIASES = 20;
 
 const boundedText = (max: number) =>
   z
@@ -123,6 +132,11 @@ export const itemPersonSchema = z.strictObject({
       }),
     )
     .max(MAX_PERSON_HANDLES)
+    .optional(),
+  /** Other names the person goes by in this record (a vCard's NICKNAME): names, never identifiers. */
+  aliases: z
+    .array(boundedText(MAX_PERSON_NAME).min(1, "must not be empty"))
+    .max(MAX_PERSON_ALIASES)
     .optional(),
   /** The source marks this account as automated. */
   bot: z.boolean().optional(),
@@ -170,7 +184,7 @@ function normaliseValue(kind: IdentifierKind, raw: string): string | null {
         : null;
     case "slack": {
       // `T024BE7LD/U024BE7LH`, or a bare user id when the export names no team.
-      const match = /^(?:([A-Z0-9]{2,20})\/)?([UWB][A-Z0-9]{2,20})$/i.exec(raw);
+      const match = /^(?:([A-Z0-9]{2,20})\/)?([UWB][A-Z0-9]{1,20})$/i.exec(raw);
       if (!match) return null;
       return match[1] ? `${match[1].toUpperCase()}/${match[2]!.toUpperCase()}` : match[2]!.toUpperCase();
     }

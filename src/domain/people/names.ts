@@ -11,6 +11,8 @@ export interface ParsedName {
   /** The last token; empty for a one-token name. */
   last: string;
   full: string;
+  /** A generational suffix (jr, sr, ii, iii, iv): John Doe Sr. and John Doe III are two people. */
+  suffix?: string;
 }
 
 const HONORIFICS = new Set([
@@ -33,9 +35,12 @@ const MAX_TOKENS = 6;
 /** A name's comparable form, or null when nothing name-like is left (digits, punctuation, empty). */
 export function parseName(raw: string): ParsedName | null {
   let text = raw.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
-  // "Lovelace, Ada" → "Ada Lovelace" (one comma only; "Ada, Bob, Carol" is not a name).
+  // "Lovelace, Ada" → "Ada Lovelace": one comma after a single word ("Richter, James Doe" stays as written).
   const comma = text.split(",");
-  if (comma.length === 2 && comma[1]!.trim()) text = `${comma[1]} ${comma[0]}`;
+  if (comma.length === 2 && comma[1]!.trim() && /^\s*[\p{L}'-]+\s*$/u.test(comma[0]!)) {
+    text = `${comma[1]} ${comma[0]}`;
+  }
+  const suffix = /\b(jr|sr|ii|iii|iv)\b\.?\s*$/.exec(text.replace(/[.,\s]+$/, ""))?.[1];
   text = text.replace(/\(.*?\)|\[.*?\]/g, " ");
   const tokens = text
     .split(/[^\p{L}\p{N}']+/u)
@@ -45,6 +50,7 @@ export function parseName(raw: string): ParsedName | null {
   if (tokens.length === 0) return null;
   return {
     tokens,
+    ...(suffix ? { suffix } : {}),
     first: tokens[0]!,
     last: tokens.length > 1 ? tokens[tokens.length - 1]! : "",
     full: tokens.join(" "),
@@ -64,10 +70,15 @@ export function handleForm(raw: string): string {
 /** The handles a two-token name is commonly written as: adalovelace, alovelace, adal, lovelaceada, lovelacea. */
 export function handlesOfName(name: ParsedName): string[] {
   if (!name.last) return [];
+  const cached = FORMS.get(name);
+  if (cached) return cached;
   const f = name.first;
   const l = name.last;
-  return [`${f}${l}`, `${f[0]}${l}`, `${f}${l[0]}`, `${l}${f}`, `${l}${f[0]}`];
+  const forms = [`${f}${l}`, `${f[0]}${l}`, `${f}${l[0]}`, `${l}${f}`, `${l}${f[0]}`];
+  FORMS.set(name, forms);
+  return forms;
 }
+const FORMS = new WeakMap<ParsedName, string[]>();
 
 /** A one-letter token or a token written as an initial ("A." parses to "a"). */
 export const isInitial = (token: string): boolean => token.length === 1;

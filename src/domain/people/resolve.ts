@@ -10,6 +10,7 @@
  * correction wins), and a scored link never joins two groups that appear as distinct participants of one
  * item. Scored pairs between the thresholds, still apart at the end, are the suggestions. Pure.
  */
+import { textProblem } from "../safe-text";
 import { DEFAULT_LINK_CONFIG, type LinkConfig } from "./link-config";
 import {
   type Correction,
@@ -18,6 +19,7 @@ import {
   isBotKey,
   isSharedMailbox,
   type LinkKind,
+  MAX_PERSON_NAME,
   type Person,
   type PersonIdentifier,
   parseIdentifierKey,
@@ -25,7 +27,8 @@ import {
   type Sighting,
   type Suggestion,
 } from "./model";
-import { type Profile, profileOf, scorePair } from "./scoring";
+import { parseName } from "./names";
+import { mergeProfiles, organisationOf, type Profile, profileOf, scorePair } from "./scoring";
 
 export interface ResolveInput {
   sightings: Sighting[];
@@ -53,6 +56,7 @@ interface Node {
   confidence: number;
 }
 
+const MAX_NAMES_PER_IDENTIFIER = 50;
 const LINK_RANK: Record<LinkKind, number> = { self: 0, scored: 1, hard: 2, confirmed: 3 };
 /** Items with more identifiers than this do not make co-participants cannot-link (a 10,000-person list). */
 const MAX_COITEM_IDENTIFIERS = 200;
@@ -136,20 +140,25 @@ class Components {
 export function resolvePeople(input: ResolveInput): ResolveResult {
   const config = input.config ?? DEFAULT_LINK_CONFIG;
   const nodes = collectNodes(input.sightings);
+  addMemberKeys(nodes, input.hardLinks, input.selfKeys ?? []);
   const components = new Components(nodes.keys());
   const has = (key: string | null): key is string => key !== null && nodes.has(key);
 
-  // Corrections: per pair the last word counts; a split keeps its identifier out of automatic links.
-  const pairWord = new Map<string, Correction>();
-  const split = new Set<string>();
-  for (const c of input.corrections) {
+  // Corrections in order, the later word winning: per pair, merge or distinct; a split takes its identifier
+  // out of every hard link and of every merge said before it, and out of scoring.
+  const pairWord = new Map<string, { correction: Correction; at: number }>();
+  const splitAt = new Map<string, number>();
+  input.corrections.forEach((c, at) => {
     if (c.kind === "split") {
-      if (has(c.a)) split.add(c.a);
+      if (has(c.a)) splitAt.set(c.a, at);
     } else if (has(c.a) && has(c.b) && c.a !== c.b) {
-      pairWord.set(pairKey(c.a, c.b), c);
+      pairWord.set(pairKey(c.a, c.b), { correction: c, at });
     }
-  }
-  for (const c of pairWord.values()) if (c.kind === "distinct") components.forbidPair(c.a, c.b!);
+  });
+  const split = new Set(splitAt.keys());
+  const wordOn = (a: string, b: string) => pairWord.get(pairKey(a, b))?.correction.kind;
+  for (const { correction: c } of pairWord.values())
+    if (c.kind === "distinct") components.forbidPair(c.a, c.b!);
 
   const mark = (key: string, link: LinkKind, confidence: number) => {
     const node = nodes.get(key)!;
@@ -165,11 +174,14 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
     return true;
   };
 
-  for (const c of pairWord.values()) if (c.kind === "merge") accept(c.a, c.b!, "confirmed", 1, false);
+  const afterSplit = (key: string, at: number) => (splitAt.get(key) ?? -1) < at;
+  for (const { correction: c, at } of pairWord.values()) {
+    if (c.kind === "merge" && afterSplit(c.a, at) && afterSplit(c.b!, at))
+      accept(c.a, c.b!, "confirmed", 1, false);
+  }
   for (const link of input.hardLinks) {
     if (has(link.a) && has(link.b) && link.a !== link.b && !split.has(link.a) && !split.has(link.b)) {
-      accept(link.a, link.b, "hard", 1, false);
-      for (const key of [link.a, link.b]) nodes.get(key)!.items.add(link.itemId);
+      if (wordOn(link.a, link.b) !== "distinct") accept(link.a, link.b, "hard", 1, false);
     }
   }
   const selfKeys = (input.selfKeys ?? []).filter((k) => has(k));
@@ -179,26 +191,49 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
   assignCoItems(input.sightings, nodes, components);
 
   // Scored links between the groups the records and members made, compared by blocking keys.
-  const groups = new Map<string, Node[]>();
-  for (const node of nodes.values()) {
-    const root = components.find(node.key);
-    groups.set(root, [...(groups.get(root) ?? []), node]);
-  }
-  const profiles: Profile[] = [];
+  const groups = groupsOf(nodes, components);
+  const teamOrgs = workspaceOrganisations(groups);
+  const neighbours = neighboursOf(input.sightings, nodes, components);
+  const profiles = new Map<string, Profile>();
   for (const [root, members] of groups) {
     if (members.some((m) => m.bot || isSharedMailbox(m.key) || split.has(m.key))) continue;
     const profile = profileOf(
       root,
-      members.map((m) => ({ key: m.key, kind: m.kind, value: m.value, names: [...m.names.keys()] })),
+      members.map((m) => {
+        const team =
+          m.kind === "slack" && m.value.includes("/") ? teamOrgs.get(m.value.split("/")[0]!) : undefined;
+        return {
+          key: m.key,
+          kind: m.kind,
+          value: m.value,
+          names: [...m.names.keys()],
+          ...(team ? { org: team } : {}),
+        };
+      }),
+      neighbours.get(root) ?? new Set(),
     );
-    if (profile) profiles.push(profile);
+    if (profile) profiles.set(root, profile);
   }
-  const candidates = scoredCandidates(profiles, config);
+  const candidates = scoredCandidates([...profiles.values()], config);
   candidates.sort((x, y) => y.score - x.score || x.a.localeCompare(y.a) || x.b.localeCompare(y.b));
   for (const c of candidates) {
     if (c.score < config.autoThreshold) break;
-    if (pairWord.get(pairKey(c.a, c.b))?.kind === "distinct") continue;
-    accept(c.a, c.b, "scored", confidenceOf(c.score), true);
+    if (wordOn(c.a, c.b) === "distinct") continue;
+    const ra = components.find(c.a);
+    const rb = components.find(c.b);
+    if (ra === rb) continue;
+    const pa = profiles.get(ra);
+    const pb = profiles.get(rb);
+    if (!pa || !pb) continue;
+    // Groups already joined by score are compared whole: Ada at Acme, once joined with her chat account,
+    // no longer matches Ada at Globex through that account's name alone.
+    const now =
+      ra === pa.root && rb === pb.root && pa === c.pa && pb === c.pb ? c : scorePair(pa, pb, config);
+    if (now.score < config.autoThreshold) continue;
+    if (!accept(c.a, c.b, "scored", confidenceOf(now.score), true)) continue;
+    const root = components.find(c.a);
+    profiles.set(root, { ...mergeProfiles(pa, pb), root });
+    profiles.delete(root === ra ? rb : ra);
   }
 
   const suggestions: Suggestion[] = [];
@@ -215,6 +250,43 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
   }
 
   return { people: buildPeople(nodes, components, new Set(selfKeys)), suggestions };
+}
+
+/**
+ * A workspace user (`user:<id>`) is seen in no item: it joins when a member's record links it to an
+ * identifier that is seen (her email claim), or when it is one of the subject's own keys beside a seen one.
+ */
+function addMemberKeys(nodes: Map<string, Node>, hardLinks: HardLink[], selfKeys: string[]): void {
+  const addUser = (key: string) => {
+    const id = parseIdentifierKey(key);
+    if (id?.kind !== "user" || nodes.has(key)) return;
+    nodes.set(key, {
+      key,
+      kind: "user",
+      value: id.value,
+      names: new Map(),
+      items: new Set(),
+      lastSeen: undefined,
+      bot: false,
+      link: "self",
+      confidence: 1,
+    });
+  };
+  for (const link of hardLinks) {
+    if (nodes.has(link.a) && !nodes.has(link.b)) addUser(link.b);
+    else if (nodes.has(link.b) && !nodes.has(link.a)) addUser(link.a);
+  }
+  if (selfKeys.some((k) => nodes.has(k))) for (const key of selfKeys) addUser(key);
+}
+
+/**
+ * Every person by each id a client may hold: the personId of each of its identifiers. A saved id keeps
+ * answering after a merge (the person now holding that identifier) or a split (the person it went to).
+ */
+export function peopleById(people: Person[]): Map<string, Person> {
+  const out = new Map<string, Person>();
+  for (const person of people) for (const id of person.identifiers) out.set(personId(id.key), person);
+  return out;
 }
 
 function collectNodes(sightings: Sighting[]): Map<string, Node> {
@@ -237,7 +309,12 @@ function collectNodes(sightings: Sighting[]): Map<string, Node> {
       };
       nodes.set(s.key, node);
     }
-    if (s.name) node.names.set(s.name, (node.names.get(s.name) ?? 0) + 1);
+    // Names as the item field bounds them; an identifier keeps its first MAX_NAMES_PER_IDENTIFIER distinct ones.
+    if (s.name && s.name.length <= MAX_PERSON_NAME && !textProblem(s.name)) {
+      const count = node.names.get(s.name);
+      if (count !== undefined) node.names.set(s.name, count + 1);
+      else if (node.names.size < MAX_NAMES_PER_IDENTIFIER) node.names.set(s.name, 1);
+    }
     node.items.add(s.itemId);
     if (s.bot) node.bot = true;
     if (s.at && (node.lastSeen === undefined || s.at > node.lastSeen)) node.lastSeen = s.at;
@@ -275,11 +352,85 @@ function assignCoItems(sightings: Sighting[], nodes: Map<string, Node>, componen
   for (const [root, items] of perRoot) components.setItems(root, items);
 }
 
+function groupsOf(nodes: Map<string, Node>, components: Components): Map<string, Node[]> {
+  const groups = new Map<string, Node[]>();
+  for (const node of nodes.values()) {
+    const root = components.find(node.key);
+    const list = groups.get(root);
+    if (list) list.push(node);
+    else groups.set(root, [node]);
+  }
+  return groups;
+}
+
+/**
+ * The organisation of each chat workspace (`slack:<team>/...`): the one most of its accounts' linked
+ * addresses belong to, when at least two accounts agree and no other organisation comes close.
+ */
+function workspaceOrganisations(groups: Map<string, Node[]>): Map<string, string> {
+  const votes = new Map<string, Map<string, number>>();
+  for (const members of groups.values()) {
+    const orgs = new Set(members.flatMap((m) => (m.kind === "email" ? (organisationOf(m.value) ?? []) : [])));
+    if (orgs.size !== 1) continue;
+    const org = [...orgs][0]!;
+    for (const m of members) {
+      if (m.kind !== "slack" || !m.value.includes("/")) continue;
+      const team = m.value.split("/")[0]!;
+      const tally = votes.get(team) ?? new Map<string, number>();
+      tally.set(org, (tally.get(org) ?? 0) + 1);
+      votes.set(team, tally);
+    }
+  }
+  const out = new Map<string, string>();
+  for (const [team, tally] of votes) {
+    const ranked = [...tally.entries()].sort((x, y) => y[1] - x[1]);
+    const [top, second] = ranked;
+    if (top && top[1] >= 2 && (!second || top[1] >= 3 * second[1])) out.set(team, top[0]);
+  }
+  return out;
+}
+
+const MAX_NEIGHBOURS = 200;
+
+/** For each group, the full names (two words or more) of the groups it appears beside in items. */
+function neighboursOf(
+  sightings: Sighting[],
+  nodes: Map<string, Node>,
+  components: Components,
+): Map<string, Set<string>> {
+  const byItem = new Map<string, Map<string, Set<string>>>();
+  for (const s of sightings) {
+    if (!nodes.has(s.key)) continue;
+    const root = components.find(s.key);
+    const roots = byItem.get(s.itemId) ?? new Map<string, Set<string>>();
+    const names = roots.get(root) ?? new Set<string>();
+    const parsed = s.name ? parseName(s.name) : null;
+    if (parsed?.last) names.add(parsed.full);
+    roots.set(root, names);
+    byItem.set(s.itemId, roots);
+  }
+  const out = new Map<string, Set<string>>();
+  for (const roots of byItem.values()) {
+    if (roots.size < 2 || roots.size > MAX_COITEM_IDENTIFIERS) continue;
+    for (const [root] of roots) {
+      const set = out.get(root) ?? new Set<string>();
+      for (const [other, names] of roots) {
+        if (other === root) continue;
+        for (const name of names) if (set.size < MAX_NEIGHBOURS) set.add(name);
+      }
+      out.set(root, set);
+    }
+  }
+  return out;
+}
+
 interface Candidate {
   a: string;
   b: string;
   score: number;
   reasons: string[];
+  pa: Profile;
+  pb: Profile;
 }
 
 /** Pairs of groups sharing a blocking key (keys held by more than maxBlockSize groups are skipped), scored. */
@@ -305,7 +456,8 @@ function scoredCandidates(profiles: Profile[], config: LinkConfig): Candidate[] 
         if (compared.has(id)) continue;
         compared.add(id);
         const scored = scorePair(profiles[x]!, profiles[y]!, config);
-        if (scored.score >= config.suggestThreshold) out.push(scored);
+        if (scored.score >= config.suggestThreshold)
+          out.push({ ...scored, pa: profiles[x]!, pb: profiles[y]! });
       }
     }
   }
@@ -313,11 +465,7 @@ function scoredCandidates(profiles: Profile[], config: LinkConfig): Candidate[] 
 }
 
 function buildPeople(nodes: Map<string, Node>, components: Components, selfKeys: Set<string>): Person[] {
-  const byRoot = new Map<string, Node[]>();
-  for (const node of nodes.values()) {
-    const root = components.find(node.key);
-    byRoot.set(root, [...(byRoot.get(root) ?? []), node]);
-  }
+  const byRoot = groupsOf(nodes, components);
   const people: Person[] = [];
   for (const members of byRoot.values()) {
     members.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));

@@ -14,16 +14,21 @@ export interface ProfileMember {
   kind: IdentifierKind;
   value: string;
   names: string[];
+  /** The organisation of a chat account, inferred from its workspace's members' addresses. */
+  org?: string;
 }
 
 export interface Profile {
   root: string;
-  names: { key: string; name: ParsedName }[];
+  /** Names with the identifier they came from; `derived` when it is the login or label itself. */
+  names: { key: string; name: ParsedName; derived: boolean }[];
   /** Local parts, logins and handle names as letters and digits, with the identifier each came from. */
   handles: { key: string; handle: string }[];
   /** Organisation names of the addresses (acme for ada@eng.acme.com), free-mail providers left out. */
   orgs: Set<string>;
   kinds: Set<IdentifierKind>;
+  /** Full names of the people it appears beside in items. */
+  neighbours: Set<string>;
   blockingKeys: Set<string>;
 }
 
@@ -54,7 +59,7 @@ function handleOf(kind: IdentifierKind, value: string): string | null {
   return null;
 }
 
-export function profileOf(root: string, members: ProfileMember[]): Profile | null {
+export function profileOf(root: string, members: ProfileMember[], neighbours: Set<string>): Profile | null {
   const names: Profile["names"] = [];
   const handles: Profile["handles"] = [];
   const orgs = new Set<string>();
@@ -62,17 +67,21 @@ export function profileOf(root: string, members: ProfileMember[]): Profile | nul
   const seenNames = new Set<string>();
   for (const m of members) {
     kinds.add(m.kind);
-    const labels = [...m.names];
+    const labels = m.names.map((label) => ({ label, derived: false }));
     // A login, a source handle or a speaker label without a display name is its own name.
     if (labels.length === 0 && (m.kind === "github" || m.kind === "handle" || m.kind === "speaker")) {
-      labels.push(m.value.slice(m.value.search(/[#/]/) + 1));
+      labels.push({
+        label: m.value.slice(m.value.search(/[#/]/) + 1).replace(/\[bot\]$/, ""),
+        derived: true,
+      });
     }
-    for (const label of labels) {
+    for (const { label, derived } of labels) {
       const parsed = parseName(label);
       if (!parsed || seenNames.has(parsed.full) || names.length >= MAX_NAMES) continue;
       seenNames.add(parsed.full);
-      names.push({ key: m.key, name: parsed });
+      names.push({ key: m.key, name: parsed, derived });
     }
+    if (m.org) orgs.add(m.org);
     const handle = handleOf(m.kind, m.value);
     if (handle && handles.length < MAX_HANDLES) handles.push({ key: m.key, handle });
     if (m.kind === "email") {
@@ -96,7 +105,21 @@ export function profileOf(root: string, members: ProfileMember[]): Profile | nul
       blockingKeys.add(`t:${handle}`);
     }
   }
-  return { root, names, handles, orgs, kinds, blockingKeys };
+  return { root, names, handles, orgs, kinds, neighbours, blockingKeys };
+}
+
+/** The profile of two groups joined (bounded like one). */
+export function mergeProfiles(p: Profile, q: Profile): Profile {
+  const seen = new Set(p.names.map((n) => n.name.full));
+  return {
+    root: p.root,
+    names: [...p.names, ...q.names.filter((n) => !seen.has(n.name.full))].slice(0, MAX_NAMES * 2),
+    handles: [...p.handles, ...q.handles].slice(0, MAX_HANDLES * 2),
+    orgs: new Set([...p.orgs, ...q.orgs]),
+    kinds: new Set([...p.kinds, ...q.kinds]),
+    neighbours: new Set([...p.neighbours, ...q.neighbours]),
+    blockingKeys: new Set([...p.blockingKeys, ...q.blockingKeys]),
+  };
 }
 
 interface Feature {
@@ -106,21 +129,36 @@ interface Feature {
   b: string;
 }
 
+/** A name made only of initials ("N. N. N.") says too little to compare. */
+const onlyInitials = (name: ParsedName): boolean => name.tokens.every(isInitial);
+
 /** How two parsed names compare, as one feature (or none). */
-function nameFeature(x: ParsedName, y: ParsedName, w: LinkConfig["weights"]): [number, string] | null {
+function nameFeature(
+  x: ParsedName,
+  y: ParsedName,
+  xDerived: boolean,
+  yDerived: boolean,
+  w: LinkConfig["weights"],
+): [number, string] | null {
+  if (onlyInitials(x) || onlyInitials(y)) return null;
+  if (x.suffix && y.suffix && x.suffix !== y.suffix) {
+    return [w.suffixDiffers, `generations differ: ${x.suffix} / ${y.suffix}`];
+  }
   if (x.last && y.last) {
     const firstSame = x.first === y.first;
     const firstNick = areNicknames(x.first, y.first);
     const firstInitial =
       (isInitial(x.first) && y.first.startsWith(x.first)) ||
       (isInitial(y.first) && x.first.startsWith(y.first));
-    const lastSame = x.last === y.last;
+    const lastSame = x.last === y.last && !isInitial(x.last);
     const lastInitial =
       (isInitial(x.last) && y.last.startsWith(x.last)) || (isInitial(y.last) && x.last.startsWith(y.last));
     if (lastSame && firstSame) return [w.fullName, `same full name "${x.full}"`];
     if (lastSame && firstNick) return [w.nickname, `nickname: ${x.first} / ${y.first} ${x.last}`];
     if (lastSame && firstInitial) return [w.initial, `initial: ${x.full} / ${y.full}`];
-    if (lastInitial && (firstSame || firstNick)) return [w.initial, `initial: ${x.full} / ${y.full}`];
+    if (lastInitial && (firstSame || firstNick) && !isInitial(x.first)) {
+      return [w.initial, `initial: ${x.full} / ${y.full}`];
+    }
     if (lastSame) return [w.surnameDiffers, `given names differ: ${x.first} / ${y.first}`];
     return [w.surnameDiffers, `surnames differ: ${x.last} / ${y.last}`];
   }
@@ -132,10 +170,24 @@ function nameFeature(x: ParsedName, y: ParsedName, w: LinkConfig["weights"]): [n
   if (single.first === other.first || areNicknames(single.first, other.first)) {
     return [w.firstNameOnly, `first name only: ${single.first} / ${other.full}`];
   }
-  if (handlesOfName(other).includes(single.first)) {
-    return [w.localPartName, `handle ${single.first} spells ${other.full}`];
+  // A login or label that spells the name is scored once, as a handle (scorePair).
+  if ((x.last ? yDerived : xDerived) === false) {
+    const spelt = spells(single.first, other);
+    if (spelt)
+      return [
+        spelt === "full" ? w.localPartName : w.localPartInitial,
+        `${single.first} spells ${other.full}`,
+      ];
   }
   return null;
+}
+
+/** Whether a handle spells a name: `full` (adalovelace, lovelaceada) or `initial` (alovelace, adal). */
+function spells(handle: string, name: ParsedName): "full" | "initial" | null {
+  if (!name.last || onlyInitials(name)) return null;
+  const forms = handlesOfName(name);
+  if (handle === forms[0] || handle === forms[3]) return "full";
+  return forms.includes(handle) && handle.length >= 4 ? "initial" : null;
 }
 
 function best(features: Feature[]): Feature | null {
@@ -150,34 +202,28 @@ export function scorePair(
   config: LinkConfig,
 ): { a: string; b: string; score: number; reasons: string[] } {
   const w = config.weights;
-  const chosen: Feature[] = [];
-
   const nameFeatures: Feature[] = [];
   for (const x of p.names) {
     for (const y of q.names) {
-      const f = nameFeature(x.name, y.name, w);
+      const f = nameFeature(x.name, y.name, x.derived, y.derived, w);
       if (f) nameFeatures.push({ weight: f[0], reason: f[1], a: x.key, b: y.key });
     }
   }
   // The best agreement counts; a disagreement only when nothing agrees.
   const nameBest = best(nameFeatures);
-  if (nameBest) chosen.push(nameBest);
 
   const handleFeatures: Feature[] = [];
-  for (const [x, y] of [
-    [p, q],
-    [q, p],
+  for (const [x, y, flip] of [
+    [p, q, false],
+    [q, p, true],
   ] as const) {
     for (const h of x.handles) {
       for (const n of y.names) {
-        if (n.name.last && handlesOfName(n.name).includes(h.handle)) {
-          handleFeatures.push({
-            weight: w.localPartName,
-            reason: `${h.handle} spells ${n.name.full}`,
-            a: h.key,
-            b: n.key,
-          });
-        }
+        const spelt = spells(h.handle, n.name);
+        if (!spelt) continue;
+        const [a, b] = flip ? [n.key, h.key] : [h.key, n.key];
+        const weight = spelt === "full" ? w.localPartName : w.localPartInitial;
+        handleFeatures.push({ weight, reason: `${h.handle} spells ${n.name.full}`, a, b });
       }
     }
   }
@@ -189,10 +235,22 @@ export function scorePair(
     }
   }
   const handleBest = best(handleFeatures);
-  if (handleBest) chosen.push(handleBest);
 
-  let score = chosen.reduce((sum, f) => sum + f.weight, 0);
-  const reasons = chosen.map((f) => f.reason);
+  let score = 0;
+  const reasons: string[] = [];
+  if (nameBest && handleBest && nameBest.weight > 0) {
+    const [strong, weak] =
+      nameBest.weight >= handleBest.weight ? [nameBest, handleBest] : [handleBest, nameBest];
+    score += strong.weight + w.corroboration;
+    reasons.push(strong.reason, `${weak.reason} (agrees)`);
+  } else {
+    for (const f of [nameBest, handleBest]) {
+      if (f) {
+        score += f.weight;
+        reasons.push(f.reason);
+      }
+    }
+  }
   if (p.orgs.size > 0 && q.orgs.size > 0) {
     const shared = [...p.orgs].find((o) => q.orgs.has(o));
     if (shared) {
@@ -207,6 +265,12 @@ export function scorePair(
     score += w.sameKind;
     reasons.push(`both ${[...p.kinds][0]} only`);
   }
-  const cite = nameBest ?? handleBest;
+  let shared = 0;
+  for (const n of p.neighbours) if (q.neighbours.has(n) && ++shared >= w.coOccurrenceCap) break;
+  if (shared > 0) {
+    score += shared * w.coOccurrence;
+    reasons.push(`${shared} people in common`);
+  }
+  const cite = nameBest && nameBest.weight > 0 ? nameBest : (handleBest ?? nameBest);
   return { a: cite?.a ?? p.root, b: cite?.b ?? q.root, score, reasons };
 }

@@ -14,6 +14,7 @@ import {
   identifierKey,
   isBotKey,
   MAX_ITEM_PEOPLE,
+  MAX_PERSON_ALIASES,
   MAX_PERSON_HANDLES,
   MAX_PERSON_NAME,
   type Sighting,
@@ -35,9 +36,19 @@ export function cleanName(raw: string | undefined | null): string | null {
     .replace(/^["'\s]+|["'\s]+$/g, "")
     .replace(/\s+/g, " ")
     .trim();
-  if (!name || name.length > MAX_PERSON_NAME) return null;
+  if (!name || name.length > MAX_PERSON_NAME || name.includes("@")) return null;
   return name;
 }
+
+/** Names exporters write when they do not know who it was: never a handle of anyone. */
+const PLACEHOLDER_NAMES = new Set([
+  "unknown user",
+  "unknown",
+  "bot",
+  "anonymous",
+  "user",
+  "undisclosed recipients",
+]);
 
 /**
  * One author/participant string as an identifier and a name: `Name <addr>`, `addr`, `+44 ...`, or a bare
@@ -66,7 +77,7 @@ export function parsePersonString(text: string, source: string): { key: string; 
     if (phone) return { key: identifierKey(phone), name: null };
   }
   const name = cleanName(trimmed);
-  if (!name) return null;
+  if (!name || PLACEHOLDER_NAMES.has(name.toLowerCase())) return null;
   const handle = identifier("handle", `${source}/${name}`);
   return handle ? { key: identifierKey(handle), name } : null;
 }
@@ -112,17 +123,32 @@ export function sightingsOf(item: ItemPeopleInput): ItemSightings {
       const key = handleKey(handle.kind, handle.value, item);
       if (key && !keys.includes(key)) keys.push(key);
     }
-    if (keys.length === 0 && name) {
+    if (keys.length === 0 && name && !PLACEHOLDER_NAMES.has(name.toLowerCase())) {
       const handle = identifier("handle", `${item.source}/${name}`);
       if (handle) keys.push(identifierKey(handle));
     }
     for (const key of keys) add(key, name, person.role, person.bot === true);
+    for (const alias of (person.aliases ?? []).slice(0, MAX_PERSON_ALIASES)) {
+      const other = cleanName(alias);
+      if (other && other !== name) for (const key of keys) add(key, other, person.role, person.bot === true);
+    }
     for (let i = 1; i < keys.length; i++) hardLinks.push({ a: keys[0]!, b: keys[i]!, itemId: item.id });
   }
 
   // The strings: skipped when the structured field already named that identifier, so a name is not counted twice.
   const structuredKeys = new Set(sightings.map((s) => s.key));
-  const structuredNames = new Set(sightings.flatMap((s) => (s.name ? [s.name.toLowerCase()] : [])));
+  // A bare name or login the structured field already gave (its name, an alias or a handle's value).
+  const structuredNames = new Set<string>();
+  for (const person of structured) {
+    for (const label of [
+      person.name,
+      ...(person.aliases ?? []),
+      ...(person.handles ?? []).map((h) => h.value),
+    ]) {
+      const name = cleanName(label);
+      if (name) structuredNames.add(name.toLowerCase());
+    }
+  }
   const strings: [string, string][] = [];
   if (item.author) strings.push([item.author, "author"]);
   for (const p of item.participants.slice(0, MAX_ITEM_STRINGS)) strings.push([p, "participant"]);

@@ -1166,7 +1166,7 @@ export interface operations {
                         participants?: string[];
                         people?: {
                             /** @enum {string} */
-                            role: "author" | "participant" | "mentioned" | "organizer" | "attendee";
+                            role: "author" | "participant" | "mentioned" | "organizer" | "attendee" | "contact";
                             name?: string;
                             email?: string;
                             handles?: {
@@ -1174,6 +1174,7 @@ export interface operations {
                                 kind: "email" | "slack" | "github" | "phone" | "speaker" | "handle";
                                 value: string;
                             }[];
+                            aliases?: string[];
                             bot?: boolean;
                         }[];
                         /** Format: date-time */
