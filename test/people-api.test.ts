@@ -159,7 +159,7 @@ describe("GET /people", () => {
         await send(ws, "ada", "GET", "/people", undefined, READ_WRITE, { email: "ada@acme.com" }),
       )
     ).people.find((p) => p.self);
-    expect(keysOf(self)).toEqual(["email:ada@acme.com", "slack:T1/U024"]);
+    expect(keysOf(self)).toEqual(["email:ada@acme.com", "slack:T1/U024", "user:ada"]);
     expect(await peopleOf(newWorkspace("people-other"), "ada")).toEqual([]);
   });
 });
