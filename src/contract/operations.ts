@@ -197,7 +197,7 @@ export const mcp = operation({
   description:
     "JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory (asOf for a past version), " +
     "diff_memory, search_items, get_item, list_dismissals, remember, forget_item, dismiss_statement and " +
-    "withdraw_dismissal (items:write), refresh_memory; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
+    "withdraw_dismissal (items:write), refresh_memory, find_people and get_person; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
     "memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 " +
     "insufficient_scope; browser Origins must be allowed.",
   body: { schema: z.looseObject({}), required: true, maxBytes: 0 },
