@@ -5,6 +5,8 @@ import { ingest, item, warmUpWorker } from "./support/items";
 import { connectClient, type McpTestClient } from "./support/mcp-clients";
 
 const clients: McpTestClient[] = [];
+const structured = (result: { structuredContent?: Record<string, unknown> }) =>
+  result.structuredContent ?? {};
 beforeAll(warmUpWorker);
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close();
@@ -42,16 +44,17 @@ describe("MCP people tools", () => {
 
     const person = await client.callTool("get_person", { id: people[0]!.id });
     expect(person.isError).toBeFalsy();
-    const identifiers = ((person.structuredContent ?? {}).identifiers as { key: string; link: string }[]).map(
-      (i) => [i.key, i.link],
-    );
+    const identifiers = (structured(person).identifiers as { key: string; link: string }[]).map((i) => [
+      i.key,
+      i.link,
+    ]);
     expect(identifiers).toEqual([
       ["email:ada@acme.com", "hard"],
       ["slack:T1/U7", "hard"],
     ]);
 
     const search = await client.callTool("search_items", { person: [people[0]!.id] });
-    const ids = ((search.structuredContent ?? {}).items as { id: string }[]).map((i) => i.id).sort();
+    const ids = (structured(search).items as { id: string }[]).map((i) => i.id).sort();
     const idOf = (externalId: string) => written.find((w) => w.externalId === externalId)!.id;
     expect(ids).toEqual([idOf("m1"), idOf("s1")].sort());
 
