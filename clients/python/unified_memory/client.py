@@ -9,6 +9,7 @@ from ._transport import Transport
 from .audit import Audit, Usage
 from .items import Items
 from .memory import Memory
+from .people import People
 from .workspace import Me, Members, Teams
 
 
@@ -47,6 +48,8 @@ class Client:
         #: Teams, and a team's memory: ``client.teams.memory("payments").get()``.
         self.teams = Teams(transport)
         self.members = Members(transport)
+        #: The caller's people and the workspace's people corrections.
+        self.people = People(transport)
         self.me = Me(transport)
         #: The workspace's audit trail (admin scope); the caller's own is ``client.me.audit()``.
         self.audit = Audit(transport)
