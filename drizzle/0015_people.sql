@@ -13,7 +13,6 @@ CREATE TABLE "item_people" (
 	CONSTRAINT "item_people_pk" PRIMARY KEY("item_id","identifier","role")
 );
 --> statement-breakpoint
-CREATE INDEX "item_people_identifier_idx" ON "item_people" USING btree ("identifier","item_id");--> statement-breakpoint
 CREATE TABLE "item_person_links" (
 	"item_id" uuid NOT NULL REFERENCES "items"("id") ON DELETE CASCADE,
 	"a" text NOT NULL,

@@ -49,7 +49,7 @@ export function itemPeopleRows(input: ItemInput): ItemPeopleRows {
 
 interface Batch {
   row: { source: string; externalId: string };
-  people: ItemPeopleRows;
+  people: () => ItemPeopleRows;
 }
 
 /** The item's id in place of the placeholder in a speaker key (SQL over the column `expr`). */
@@ -72,26 +72,28 @@ export function deletePeopleStatement(db: Db, subjectKey: string, batch: Batch[]
 /** One insert of every written item's sightings and hard links; null when the batch names nobody. */
 export function insertPeopleStatement(db: Db, subjectKey: string, batch: Batch[]) {
   const sightings = batch.flatMap((p) =>
-    p.people.sightings.map((s) => ({ s: p.row.source, e: p.row.externalId, ...s })),
+    p.people().sightings.map((s) => ({ s: p.row.source, e: p.row.externalId, ...s })),
   );
   const links = batch.flatMap((p) =>
-    p.people.links.map((l) => ({ s: p.row.source, e: p.row.externalId, ...l })),
+    p.people().links.map((l) => ({ s: p.row.source, e: p.row.externalId, ...l })),
   );
   if (sightings.length === 0 && links.length === 0) return null;
   const written = writtenItems(subjectKey, batch);
-  return db.execute(sql`
-    with w as (${written}),
-    linked as (
-      insert into item_person_links (item_id, a, b)
-      select w.id, ${scoped("l.a", "w.id")}, ${scoped("l.b", "w.id")}
-      from jsonb_to_recordset(${JSON.stringify(links)}::jsonb) as l(s text, e text, a text, b text)
-      join w on w.source = l.s and w.external_id = l.e
-      on conflict do nothing)
+  const insertLinks = sql`
+    insert into item_person_links (item_id, a, b)
+    select w.id, ${scoped("l.a", "w.id")}, ${scoped("l.b", "w.id")}
+    from jsonb_to_recordset(${JSON.stringify(links)}::jsonb) as l(s text, e text, a text, b text)
+    join w on w.source = l.s and w.external_id = l.e
+    on conflict do nothing`;
+  const insertSightings = sql`
     insert into item_people (item_id, identifier, role, name, bot)
     select w.id, ${scoped("p.k", "w.id")}, p.r, p.n, p.b
     from jsonb_to_recordset(${JSON.stringify(sightings)}::jsonb) as p(s text, e text, k text, r text, n text, b boolean)
     join w on w.source = p.s and w.external_id = p.e
-    on conflict do nothing`);
+    on conflict do nothing`;
+  if (links.length === 0) return db.execute(sql`with w as (${written}) ${insertSightings}`);
+  if (sightings.length === 0) return db.execute(sql`with w as (${written}) ${insertLinks}`);
+  return db.execute(sql`with w as (${written}), linked as (${insertLinks}) ${insertSightings}`);
 }
 
 /** The batch's items this transaction wrote (inserted or changed), by their keys. */

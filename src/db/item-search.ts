@@ -301,7 +301,7 @@ function involves(person: string): SQL {
   return sql`(${joined} and (${items.author} ilike ${pattern} or exists (select 1 from unnest(${items.participants}) as p(name) where p.name ilike ${pattern})))`;
 }
 
-/** The item names one of `keys` (item_people, by its (identifier, item_id) index). */
+/** The item names one of `keys` (item_people, by its key: item_id, identifier). */
 function namesAnyOf(keys: string[]): SQL | undefined {
   if (keys.length === 0) return undefined;
   return sql`exists (select 1 from item_people ip where ip.item_id = ${items.id} and ip.identifier = any(${sql.param(keys)}::text[]))`;

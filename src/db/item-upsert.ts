@@ -41,7 +41,8 @@ type NewItemRow = typeof items.$inferInsert & { contentHash: string };
 interface Prepared {
   row: NewItemRow;
   links: LinkSpec[];
-  people: ItemPeopleRows;
+  /** What the item says about people (derived only for the items a batch writes). */
+  people: () => ItemPeopleRows;
 }
 
 export async function upsertItems(
@@ -212,7 +213,8 @@ async function prepare(subjectKey: string, input: ItemInput): Promise<Prepared> 
     sharedWith,
     contentHash: await sha256Hex(canonicalJson(content)),
   };
-  return { row, links, people: itemPeopleRows(input) };
+  let people: ItemPeopleRows | undefined;
+  return { row, links, people: () => (people ??= itemPeopleRows(input)) };
 }
 
 /** `(source, external_id)` is one of the batch's keys; two array parameters, whatever the batch size. */
