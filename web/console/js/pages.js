@@ -13,6 +13,7 @@ import { renderAdminUsage } from "./pages/admin-usage.js";
 import { renderItem } from "./pages/item.js";
 import { renderMemory } from "./pages/memory.js";
 import { renderMyActivity } from "./pages/my-activity.js";
+import { renderPeople } from "./pages/people.js";
 import { renderRuns } from "./pages/runs.js";
 import { renderSearch } from "./pages/search.js";
 import { renderSignIn } from "./pages/sign-in.js";
@@ -54,6 +55,12 @@ export const PAGES = {
     title: "Search",
     render: renderSearch,
     nav: { label: "Search", href: "/console/search", group: "main" },
+    signedIn: true,
+  },
+  people: {
+    title: "People",
+    render: renderPeople,
+    nav: { label: "People", href: "/console/people", group: "main" },
     signedIn: true,
   },
   teams: {
