@@ -149,6 +149,9 @@ describe("GET /people", () => {
     expect(second.people[0]?.id).not.toBe(page.people[0]?.id);
     expect((await send(ws, "ada", "GET", "/people?cursor=nonsense")).status).toBe(400);
     expect((await send(ws, "ada", "GET", "/people?limit=0")).status).toBe(400);
+    expect((await send(ws, "ada", "GET", "/people?q=%00")).status).toBe(400);
+    expect((await send(ws, "ada", "GET", `/people?q=${"x".repeat(201)}`)).status).toBe(400);
+    expect((await send(ws, "ada", "GET", "/items?person=%00")).status).toBe(400);
   });
 
   it("marks the caller herself by her token's email claim and never crosses workspaces", async () => {
