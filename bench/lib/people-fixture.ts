@@ -62,7 +62,7 @@ const INPUTS: [string, "slack" | "eml" | "ics" | "vcf" | "github" | "vtt" | "srt
 
 const FALLBACK_DATE = "2026-01-01T00:00:00.000Z";
 
-async function itemsOf(source: string, format: string, path: string): Promise<ImportItem[]> {
+async function itemsOf(format: string, path: string): Promise<ImportItem[]> {
   const full = join(ROOT, path);
   const events: ImportEvent[] = [];
   const files = statSync(full).isDirectory()
@@ -88,14 +88,13 @@ async function itemsOf(source: string, format: string, path: string): Promise<Im
     else if (format === "vtt") events.push(...parseVtt(file, { date: "2026-01-15" }));
     else if (format === "srt") events.push(...parseSrt(file, { date: "2026-01-15" }));
   }
-  void source;
   return events.flatMap((e) => (e.type === "item" ? [e.item] : []));
 }
 
 export async function loadPeopleFixture(): Promise<PeopleFixture> {
   const items: FixtureItem[] = [];
   for (const [source, format, path] of INPUTS) {
-    for (const item of await itemsOf(source, format, path)) {
+    for (const item of await itemsOf(format, path)) {
       items.push({
         id: `${source}:${item.externalId}`,
         source,

@@ -7,7 +7,7 @@
  * email-headers.ts (NULs removed, lengths and the participants cap kept, dates within years 1-9999).
  */
 import PostalMime, { type Address, type Email } from "postal-mime";
-import { type ItemPerson, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
+import { type ItemPerson, identifier, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import { sha256Hex } from "../domain/sha256";
 import { boundParticipants, cleanHeaderText, headerDate, mailboxText } from "./email-headers";
 import type { ImportEvent, ImportItem, RecordPosition } from "./records";
@@ -120,13 +120,8 @@ function mailPeople(email: Email): ItemPerson[] {
   const add = (role: ItemPerson["role"], a: Address) => {
     const address = cleanHeaderText(a.address)?.toLowerCase();
     const name = cleanHeaderText(a.name, MAX_PERSON_NAME);
-    if (
-      !address ||
-      address.length > 254 ||
-      !address.includes("@") ||
-      seen.has(address) ||
-      out.length >= MAX_ITEM_PEOPLE
-    )
+    // An address that is not one (`user@localhost`, `undisclosed-recipients:`) stays a participant string only.
+    if (!address || !identifier("email", address) || seen.has(address) || out.length >= MAX_ITEM_PEOPLE)
       return;
     seen.add(address);
     out.push({ role, email: address, ...(name && name.toLowerCase() !== address ? { name } : {}) });

@@ -2,7 +2,7 @@
  * GitHub issues and pull requests as the REST API returns them (a JSON array, e.g. concatenated pages, or NDJSON):
  * issues → `task`, pull requests → `pull_request`; externalId = owner/repo#number; #123 references → links.
  */
-import { type ItemPerson, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
+import { type ItemPerson, keepValid, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import { type JsonRecord, jsonRecordsOfText } from "./json-records";
 import type { ImportEvent, ImportItem } from "./records";
 import { boundedText, storableText } from "./text";
@@ -74,7 +74,7 @@ function githubPeople(record: Record<string, unknown>): ItemPerson[] {
     if (Array.isArray(list)) for (const user of list.slice(0, MAX_ITEM_PEOPLE)) add("participant", user);
   }
   add("participant", record.merged_by);
-  return out.slice(0, MAX_ITEM_PEOPLE);
+  return out.flatMap((p) => keepValid(p) ?? []).slice(0, MAX_ITEM_PEOPLE);
 }
 
 function toItem(record: Record<string, unknown>): ImportItem | string {

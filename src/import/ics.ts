@@ -5,7 +5,7 @@
  * One malformed event is reported and skipped; the others still import.
  */
 import ICAL from "ical.js";
-import { type ItemPerson, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
+import { type ItemPerson, keepValid, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import type { ImportEvent, ImportItem } from "./records";
 import { boundedText, storableText } from "./text";
 import { ianaZone, zonedInstant } from "./time-zones";
@@ -222,7 +222,7 @@ function calendarPeople(vevent: Component): ItemPerson[] {
     if (out.length >= MAX_ITEM_PEOPLE) break;
     const value = String(prop.getFirstValue() ?? "").trim();
     const mailto = /^mailto:/i.test(value) || /^[^\s:@]+@[^\s@]+$/.test(value);
-    const address = mailto ? storableText(value.replace(/^mailto:/i, ""), 254)?.toLowerCase() : undefined;
+    const address = mailto ? storableText(value.replace(/^mailto:/i, ""), 1000)?.toLowerCase() : undefined;
     const cn = prop.getParameter("cn");
     const name = typeof cn === "string" ? storableText(cn, MAX_PERSON_NAME) : undefined;
     if (!address && !name) continue;
@@ -231,7 +231,7 @@ function calendarPeople(vevent: Component): ItemPerson[] {
     seen.add(marker);
     out.push({ role, ...(name ? { name } : {}), ...(address ? { email: address } : {}) });
   }
-  return out;
+  return out.flatMap((p) => keepValid(p) ?? []);
 }
 
 const FREQUENCIES: Record<string, string> = {

@@ -2,7 +2,7 @@
  * Slack workspace export (the unzipped folder): users.json, channels.json, groups.json, dms.json, mpims.json
  * and one folder per conversation of <YYYY-MM-DD>.json day files. One `message` item per message.
  */
-import { type ItemPerson, MAX_ITEM_PEOPLE } from "../domain/people/model";
+import { type ItemPerson, keepValid, MAX_ITEM_PEOPLE } from "../domain/people/model";
 import type { ImportEvent, ImportItem } from "./records";
 import { renderSlackText, type SlackDirectory, type SlackPerson } from "./slack-text";
 import { boundedText, storableText } from "./text";
@@ -164,7 +164,7 @@ function peopleOf(
     const m = people.get(id);
     if (m && id !== userId) out.push(entry("mentioned", m));
   }
-  return out.slice(0, MAX_ITEM_PEOPLE);
+  return out.flatMap((p) => keepValid(p) ?? []).slice(0, MAX_ITEM_PEOPLE);
 }
 
 function filesOf(

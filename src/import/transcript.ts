@@ -4,7 +4,7 @@
  * unpadded timestamps such as `0:0:0.570`, node-webvtt refuses a header block, @plussub/srt-vtt-parser throws on a
  * byte-order mark, and none of them names speakers (`<v Name>` or `Name:`), which is what a transcript needs.
  */
-import { MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
+import { keepValid, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import type { ImportEvent } from "./records";
 import { boundedText, storableText } from "./text";
 import { baseName, dateInName, isoFromLooseDate, normalizePath, stripBom, unique } from "./text-utils";
@@ -179,15 +179,14 @@ function* parseTranscript(
         ? {
             people: speakers.slice(0, MAX_ITEM_PEOPLE).flatMap((speaker) => {
               const label = storableText(speaker, MAX_PERSON_NAME);
-              return label
-                ? [
-                    {
-                      role: "participant" as const,
-                      name: label,
-                      handles: [{ kind: "speaker" as const, value: label }],
-                    },
-                  ]
-                : [];
+              const person = label
+                ? keepValid({
+                    role: "participant",
+                    name: label,
+                    handles: [{ kind: "speaker", value: label }],
+                  })
+                : null;
+              return person ? [person] : [];
             }),
           }
         : {}),

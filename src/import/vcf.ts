@@ -7,7 +7,9 @@
  */
 import { MAX_PARTICIPANTS } from "../domain/item-schema";
 import {
+  type ItemHandle,
   type ItemPerson,
+  keepValid,
   MAX_HANDLE_VALUE,
   MAX_PERSON_ALIASES,
   MAX_PERSON_HANDLES,
@@ -35,8 +37,6 @@ export interface VcfOptions {
   maxCardBytes?: number;
   cardLimit?: string;
 }
-
-type ItemHandle = NonNullable<ItemPerson["handles"]>[number];
 
 /** Metadata lists stay far below the API's 10,000 values and 256 KB of metadata. */
 const MAX_LISTED = 100;
@@ -327,13 +327,13 @@ function cardPerson(name: string, emails: string[], phones: string[], card: Prop
   const email = first?.kind === "email" ? first.value : undefined;
   const rest = email ? handles.slice(1) : handles;
   if (!email && rest.length === 0 && aliases.length === 0) return null;
-  return {
+  return keepValid({
     role: "contact",
     name: storableText(name, MAX_PERSON_NAME) ?? name.slice(0, MAX_PERSON_NAME),
     ...(email ? { email } : {}),
     ...(rest.length > 0 ? { handles: rest } : {}),
     ...(aliases.length > 0 ? { aliases } : {}),
-  };
+  });
 }
 
 /** REV as an instant: `20240102T030405Z`, `2024-01-02T03:04:05Z` or a plain date. */

@@ -7,6 +7,7 @@ import {
   isSharedMailbox,
   itemPeopleSchema,
   itemPersonSchema,
+  keepValid,
   MAX_ITEM_PEOPLE,
   normaliseKey,
   normalisePhone,
@@ -100,9 +101,38 @@ describe("the items' structured people field", () => {
     expect(bad({ role: "boss" }).error?.issues[0]?.message).toMatch(/must be one of author/);
     expect(bad({ role: "author", handles: [{ kind: "user", value: "u1" }] }).success).toBe(false);
     expect(bad({ role: "author", extra: 1 }).success).toBe(false);
+    expect(bad({ role: "author", email: "ada at acme" }).error?.issues[0]?.message).toBe(
+      "must be an email address (ada@example.com)",
+    );
+    const handle = (kind: string, value: string) =>
+      bad({ role: "author", handles: [{ kind, value }] }).error?.issues[0];
+    expect(handle("github", "not a login")).toMatchObject({
+      path: ["handles", 0, "value"],
+      message: "must be a GitHub login (octocat)",
+    });
+    expect(handle("slack", "#general")?.message).toMatch(/^must be a Slack user id/);
+    expect(handle("phone", "call me")?.message).toMatch(/^must be a telephone number/);
+    expect(handle("github", "octocat")).toBeUndefined();
+    expect(handle("speaker", "Ada L.")).toBeUndefined();
+    expect(handle("handle", "twitter/ada")).toBeUndefined();
     const many = Array.from({ length: MAX_ITEM_PEOPLE + 1 }, () => ({ role: "participant" }));
     expect(itemPeopleSchema.safeParse(many).success).toBe(false);
     expect(itemPeopleSchema.safeParse(many.slice(1)).success).toBe(true);
+  });
+
+  it("keeps what importers emit within the schema: invalid addresses and handles left out", () => {
+    expect(
+      keepValid({
+        role: "attendee",
+        name: "Ada",
+        email: "ada@localhost",
+        handles: [
+          { kind: "github", value: "-bad-" },
+          { kind: "phone", value: "+44 20 7946 0001" },
+        ],
+      }),
+    ).toEqual({ role: "attendee", name: "Ada", handles: [{ kind: "phone", value: "+44 20 7946 0001" }] });
+    expect(keepValid({ role: "attendee", email: "nobody" })).toBeNull();
   });
 
   it("is accepted on an item and refused there when bad", () => {

@@ -70,7 +70,9 @@ describe("sightingsOf: the structured people field", () => {
       { a: "email:ada@acme.com", b: "phone:+442079460001", itemId: "card-1" },
       { a: "email:ada@acme.com", b: "github:adalovelace", itemId: "card-1" },
     ]);
-    expect(new Set(sightings.map((s) => s.name))).toEqual(new Set(["Ada Lovelace", "Ada"]));
+    expect(new Set(sightings.map((s) => `${s.role} ${s.name}`))).toEqual(
+      new Set(["contact Ada Lovelace", "alias Ada"]),
+    );
   });
 
   it("scopes a speaker label to its item and a bare handle to its source", () => {

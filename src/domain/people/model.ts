@@ -123,13 +123,21 @@ const boundedText = (max: number) =>
 export const itemPersonSchema = z.strictObject({
   role: z.enum(PERSON_ROLES, { error: `must be one of ${PERSON_ROLES.join(", ")}` }),
   name: boundedText(MAX_PERSON_NAME).optional(),
-  email: boundedText(320).optional(),
+  email: boundedText(320)
+    .refine((v) => identifier("email", v) !== null, "must be an email address (ada@example.com)")
+    .optional(),
   handles: z
     .array(
-      z.strictObject({
-        kind: z.enum(ITEM_HANDLE_KINDS, { error: `must be one of ${ITEM_HANDLE_KINDS.join(", ")}` }),
-        value: boundedText(MAX_HANDLE_VALUE).min(1, "must not be empty"),
-      }),
+      z
+        .strictObject({
+          kind: z.enum(ITEM_HANDLE_KINDS, { error: `must be one of ${ITEM_HANDLE_KINDS.join(", ")}` }),
+          value: boundedText(MAX_HANDLE_VALUE).min(1, "must not be empty"),
+        })
+        .superRefine((handle, ctx) => {
+          if (!validHandle(handle)) {
+            ctx.addIssue({ code: "custom", path: ["value"], message: HANDLE_SHAPES[handle.kind] });
+          }
+        }),
     )
     .max(MAX_PERSON_HANDLES)
     .optional(),
@@ -143,6 +151,45 @@ export const itemPersonSchema = z.strictObject({
 });
 export const itemPeopleSchema = z.array(itemPersonSchema).max(MAX_ITEM_PEOPLE);
 export type ItemPerson = z.infer<typeof itemPersonSchema>;
+export type ItemHandle = NonNullable<ItemPerson["handles"]>[number];
+
+const HANDLE_SHAPES: Record<ItemHandle["kind"], string> = {
+  email: "must be an email address (ada@example.com)",
+  slack: "must be a Slack user id, with its team when known (T024BE7LD/U024BE7LH)",
+  github: "must be a GitHub login (octocat)",
+  phone: "must be a telephone number (+44 20 7946 0001)",
+  speaker: "must be a speaker label",
+  handle: "must be a name or handle, with its network when known (twitter/ada)",
+};
+
+/** Whether a handle names an identifier of its kind (a speaker label is scoped to the item later). */
+export function validHandle(handle: ItemHandle): boolean {
+  const scoped =
+    handle.kind === "speaker"
+      ? `item#${handle.value}`
+      : handle.kind === "handle" && !handle.value.includes("/")
+        ? `source/${handle.value}`
+        : handle.value;
+  return identifier(handle.kind, scoped) !== null;
+}
+
+/**
+ * A person entry as importers emit it: only a valid email and valid handles kept (a source's odd address
+ * is left out rather than making the API refuse the whole item); null when nothing is left.
+ */
+export function keepValid(person: ItemPerson): ItemPerson | null {
+  const { email, handles, ...rest } = person;
+  const okEmail = email !== undefined && identifier("email", email) !== null ? email : undefined;
+  const okHandles = (handles ?? [])
+    .filter((h) => !textProblem(h.value) && validHandle(h))
+    .slice(0, MAX_PERSON_HANDLES);
+  if (!okEmail && okHandles.length === 0 && !rest.name) return null;
+  return {
+    ...rest,
+    ...(okEmail ? { email: okEmail } : {}),
+    ...(okHandles.length > 0 ? { handles: okHandles } : {}),
+  };
+}
 
 /** What sightingsOf reads from an item. */
 export interface ItemPeopleInput {

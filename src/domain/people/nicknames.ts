@@ -90,7 +90,14 @@ export function areNicknames(a: string, b: string): boolean {
 
 /** The canonical names a given name may stand for (itself included), for blocking. */
 export function canonicalNames(name: string): string[] {
-  const canon = new Set<string>([name]);
-  for (const group of GROUPS) if (group.includes(name)) canon.add(group[0]!);
-  return [...canon];
+  return CANONS.get(name) ?? [name];
+}
+
+const CANONS = new Map<string, string[]>();
+for (const group of GROUPS) {
+  for (const name of group) {
+    const canon = CANONS.get(name) ?? [name];
+    if (!canon.includes(group[0]!)) canon.push(group[0]!);
+    CANONS.set(name, canon);
+  }
 }

@@ -11,11 +11,18 @@
  * item. Scored pairs between the thresholds, still apart at the end, are the suggestions. Pure.
  */
 import { textProblem } from "../safe-text";
+import { Components } from "./components";
+import {
+  assignCoItems,
+  groupsOf,
+  type IdentifierNode as Node,
+  neighboursOf,
+  workspaceOrganisations,
+} from "./groups";
 import { DEFAULT_LINK_CONFIG, type LinkConfig } from "./link-config";
 import {
   type Correction,
   type HardLink,
-  type IdentifierKind,
   isBotKey,
   isSharedMailbox,
   type LinkKind,
@@ -27,8 +34,7 @@ import {
   type Sighting,
   type Suggestion,
 } from "./model";
-import { parseName } from "./names";
-import { mergeProfiles, organisationOf, type Profile, profileOf, scorePair } from "./scoring";
+import { mergeProfiles, type Profile, profileOf, scorePair } from "./scoring";
 
 export interface ResolveInput {
   sightings: Sighting[];
@@ -44,98 +50,8 @@ export interface ResolveResult {
   suggestions: Suggestion[];
 }
 
-interface Node {
-  key: string;
-  kind: IdentifierKind;
-  value: string;
-  names: Map<string, number>;
-  items: Set<string>;
-  lastSeen: string | undefined;
-  bot: boolean;
-  link: LinkKind;
-  confidence: number;
-}
-
 const MAX_NAMES_PER_IDENTIFIER = 50;
 const LINK_RANK: Record<LinkKind, number> = { self: 0, scored: 1, hard: 2, confirmed: 3 };
-/** Items with more identifiers than this do not make co-participants cannot-link (a 10,000-person list). */
-const MAX_COITEM_IDENTIFIERS = 200;
-
-class Components {
-  private parent = new Map<string, string>();
-  private forbid = new Map<string, Set<string>>();
-  private itemSets = new Map<string, Set<string>>();
-
-  constructor(keys: Iterable<string>) {
-    for (const key of keys) this.parent.set(key, key);
-  }
-  find(key: string): string {
-    let root = key;
-    while (this.parent.get(root) !== root) root = this.parent.get(root)!;
-    let node = key;
-    while (node !== root) {
-      const next = this.parent.get(node)!;
-      this.parent.set(node, root);
-      node = next;
-    }
-    return root;
-  }
-  forbidPair(a: string, b: string): void {
-    for (const [x, y] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      const root = this.find(x);
-      const set = this.forbid.get(root) ?? new Set<string>();
-      set.add(y);
-      this.forbid.set(root, set);
-    }
-  }
-  setItems(key: string, items: Set<string>): void {
-    this.itemSets.set(key, items);
-  }
-  /** Whether a distinct pair would end in one component. */
-  forbidden(ra: string, rb: string): boolean {
-    for (const [x, y] of [
-      [ra, rb],
-      [rb, ra],
-    ] as const) {
-      for (const other of this.forbid.get(x) ?? []) if (this.find(other) === y) return true;
-    }
-    return false;
-  }
-  /** Whether the two components appear together in one item (as distinct participants). */
-  coParticipants(ra: string, rb: string): boolean {
-    const a = this.itemSets.get(ra);
-    const b = this.itemSets.get(rb);
-    if (!a || !b) return false;
-    const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-    for (const item of small) if (large.has(item)) return true;
-    return false;
-  }
-  union(a: string, b: string, checkCoItems: boolean): boolean {
-    const ra = this.find(a);
-    const rb = this.find(b);
-    if (ra === rb) return true;
-    if (this.forbidden(ra, rb)) return false;
-    if (checkCoItems && this.coParticipants(ra, rb)) return false;
-    this.parent.set(rb, ra);
-    const fa = this.forbid.get(ra);
-    const fb = this.forbid.get(rb);
-    if (fb) this.forbid.set(ra, fa ? new Set([...fa, ...fb]) : fb);
-    const ia = this.itemSets.get(ra);
-    const ib = this.itemSets.get(rb);
-    if (ib) {
-      if (!ia) this.itemSets.set(ra, ib);
-      else if (ia.size >= ib.size) for (const i of ib) ia.add(i);
-      else {
-        for (const i of ia) ib.add(i);
-        this.itemSets.set(ra, ib);
-      }
-    }
-    return true;
-  }
-}
 
 export function resolvePeople(input: ResolveInput): ResolveResult {
   const config = input.config ?? DEFAULT_LINK_CONFIG;
@@ -320,108 +236,6 @@ function collectNodes(sightings: Sighting[]): Map<string, Node> {
     if (s.at && (node.lastSeen === undefined || s.at > node.lastSeen)) node.lastSeen = s.at;
   }
   return nodes;
-}
-
-/**
- * Gives each group the items in which it appeared beside another group. A speaker label is not a distinct
- * participant beside the call's attendees (it names one of them), so it only counts against other labels.
- */
-function assignCoItems(sightings: Sighting[], nodes: Map<string, Node>, components: Components): void {
-  const byItem = new Map<string, Set<string>>();
-  for (const s of sightings) {
-    if (!nodes.has(s.key)) continue;
-    const set = byItem.get(s.itemId) ?? new Set<string>();
-    set.add(s.key);
-    byItem.set(s.itemId, set);
-  }
-  const perRoot = new Map<string, Set<string>>();
-  for (const [itemId, keys] of byItem) {
-    if (keys.size < 2 || keys.size > MAX_COITEM_IDENTIFIERS) continue;
-    for (const speakers of [true, false]) {
-      const roots = new Set<string>();
-      for (const key of keys) if (key.startsWith("speaker:") === speakers) roots.add(components.find(key));
-      if (roots.size < 2) continue;
-      const scope = speakers ? `${itemId}#speakers` : itemId;
-      for (const root of roots) {
-        const set = perRoot.get(root) ?? new Set<string>();
-        set.add(scope);
-        perRoot.set(root, set);
-      }
-    }
-  }
-  for (const [root, items] of perRoot) components.setItems(root, items);
-}
-
-function groupsOf(nodes: Map<string, Node>, components: Components): Map<string, Node[]> {
-  const groups = new Map<string, Node[]>();
-  for (const node of nodes.values()) {
-    const root = components.find(node.key);
-    const list = groups.get(root);
-    if (list) list.push(node);
-    else groups.set(root, [node]);
-  }
-  return groups;
-}
-
-/**
- * The organisation of each chat workspace (`slack:<team>/...`): the one most of its accounts' linked
- * addresses belong to, when at least two accounts agree and no other organisation comes close.
- */
-function workspaceOrganisations(groups: Map<string, Node[]>): Map<string, string> {
-  const votes = new Map<string, Map<string, number>>();
-  for (const members of groups.values()) {
-    const orgs = new Set(members.flatMap((m) => (m.kind === "email" ? (organisationOf(m.value) ?? []) : [])));
-    if (orgs.size !== 1) continue;
-    const org = [...orgs][0]!;
-    for (const m of members) {
-      if (m.kind !== "slack" || !m.value.includes("/")) continue;
-      const team = m.value.split("/")[0]!;
-      const tally = votes.get(team) ?? new Map<string, number>();
-      tally.set(org, (tally.get(org) ?? 0) + 1);
-      votes.set(team, tally);
-    }
-  }
-  const out = new Map<string, string>();
-  for (const [team, tally] of votes) {
-    const ranked = [...tally.entries()].sort((x, y) => y[1] - x[1]);
-    const [top, second] = ranked;
-    if (top && top[1] >= 2 && (!second || top[1] >= 3 * second[1])) out.set(team, top[0]);
-  }
-  return out;
-}
-
-const MAX_NEIGHBOURS = 200;
-
-/** For each group, the full names (two words or more) of the groups it appears beside in items. */
-function neighboursOf(
-  sightings: Sighting[],
-  nodes: Map<string, Node>,
-  components: Components,
-): Map<string, Set<string>> {
-  const byItem = new Map<string, Map<string, Set<string>>>();
-  for (const s of sightings) {
-    if (!nodes.has(s.key)) continue;
-    const root = components.find(s.key);
-    const roots = byItem.get(s.itemId) ?? new Map<string, Set<string>>();
-    const names = roots.get(root) ?? new Set<string>();
-    const parsed = s.name ? parseName(s.name) : null;
-    if (parsed?.last) names.add(parsed.full);
-    roots.set(root, names);
-    byItem.set(s.itemId, roots);
-  }
-  const out = new Map<string, Set<string>>();
-  for (const roots of byItem.values()) {
-    if (roots.size < 2 || roots.size > MAX_COITEM_IDENTIFIERS) continue;
-    for (const [root] of roots) {
-      const set = out.get(root) ?? new Set<string>();
-      for (const [other, names] of roots) {
-        if (other === root) continue;
-        for (const name of names) if (set.size < MAX_NEIGHBOURS) set.add(name);
-      }
-      out.set(root, set);
-    }
-  }
-  return out;
 }
 
 interface Candidate {

@@ -128,9 +128,10 @@ export function sightingsOf(item: ItemPeopleInput): ItemSightings {
       if (handle) keys.push(identifierKey(handle));
     }
     for (const key of keys) add(key, name, person.role, person.bot === true);
+    // Aliases are sightings of role `alias`: the same account seen under another name in this record.
     for (const alias of (person.aliases ?? []).slice(0, MAX_PERSON_ALIASES)) {
       const other = cleanName(alias);
-      if (other && other !== name) for (const key of keys) add(key, other, person.role, person.bot === true);
+      if (other && other !== name) for (const key of keys) add(key, other, "alias", person.bot === true);
     }
     for (let i = 1; i < keys.length; i++) hardLinks.push({ a: keys[0]!, b: keys[i]!, itemId: item.id });
   }
