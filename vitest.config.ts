@@ -28,6 +28,7 @@ const ENGINE_DEPENDENT = [
   "test/audit-delivery.test.ts", // idempotent batch writes (on conflict do nothing)
   "test/usage.test.ts", // the usage ledger's sums
   "test/sign-in-codes.test.ts", // a code spent once when exchanges race (a row lock)
+  "test/people-api.test.ts", // people evidence written in the upsert's transaction, read through the access rule in SQL
 ];
 
 /** Shared by every test: the HS256 secret tokens are signed with. */

@@ -22,6 +22,7 @@ import { createPgEmbeddingIndex } from "./db/pg-embedding-index";
 import { createPgErasureStore } from "./db/pg-erasure-store";
 import { createPgHealthProbe } from "./db/pg-health-probe";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
+import { createPgPeopleStore } from "./db/pg-people-store";
 import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSignInCodes } from "./db/pg-sign-in-codes";
 import { createPgSweepSource } from "./db/pg-sweep-source";
@@ -98,6 +99,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
         }),
       items: (s) =>
         invalidatingUpserts(searchingItems(createItemStore(s.db()), s.get("embedder")), s.get("memoryCache")),
+      people: (s) => createPgPeopleStore(s.db()),
       embedder: () => embedderFor(env),
       embeddings: (s) => createPgEmbeddingIndex(s.db()),
       embedQueue: () => createEmbedQueue(env.EMBED_QUEUE),
@@ -199,6 +201,7 @@ export function buildAgentDeps(env: Env, clock: Clock = systemClock): AgentDeps 
     clock,
     llmClient: (ref) => createLlmClient(ref, config.llm),
     related: relatedEvidenceFinder(items, embedder, createPgEmbeddingIndex(db)),
+    people: createPgPeopleStore(db),
   });
   return {
     clock,

@@ -68,9 +68,11 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
       [
         "diff_memory",
         "dismiss_statement",
+        "find_people",
         "forget_item",
         "get_item",
         "get_memory",
+        "get_person",
         "list_dismissals",
         "refresh_memory",
         "remember",
@@ -103,6 +105,8 @@ describe.each(CLIENT_KINDS)("MCP through the %s client", (kind) => {
       list_dismissals: [],
       withdraw_dismissal: ["id"],
       diff_memory: [],
+      find_people: [],
+      get_person: ["id"],
     });
 
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["memory://me"]);

@@ -127,6 +127,8 @@ describe("GET /memory", () => {
         ],
         since: "2026-03-01T10:00:00.000Z",
         firstStated: body.generatedAt,
+        // Written without people (as before statements carried them).
+        people: [],
       },
     ]);
     expect((await get(userId, "/memory?format=xml")).status).toBe(400);

@@ -6,6 +6,7 @@ import type { Clock } from "../domain/clock";
 import type { GeneratorSource } from "../domain/generation";
 import type { ItemStore } from "../domain/items";
 import type { LlmClient, LlmSettings, ModelRef } from "../domain/llm";
+import type { PeopleStore } from "../domain/people-store";
 import type { Budgets } from "./budget";
 import { createGenerator } from "./generator";
 import type { RelatedEvidenceFinder } from "./related-evidence";
@@ -24,6 +25,8 @@ export interface GenerationDeps {
   llmClient(ref: ModelRef): LlmClient;
   /** Which changed items touch a carried statement (default: the generator's, over the item graph). */
   related?: RelatedEvidenceFinder;
+  /** What the subject's items say about people (research tools and statements speak of persons). */
+  people?: PeopleStore;
 }
 
 /** Why no memory can be generated with these settings (null: the models are configured). */
@@ -57,6 +60,7 @@ export function generatorSource(settings: GenerationSettings, deps: GenerationDe
       budgets,
       salvage,
       related: deps.related,
+      ...(deps.people ? { people: deps.people } : {}),
     }),
   };
 }

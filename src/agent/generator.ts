@@ -3,6 +3,8 @@ import type { GenerationRequest, GenerationResult, Generator, RunStats } from ".
 import type { ItemStore } from "../domain/items";
 import { type LlmClient, LlmError, type LlmMessage } from "../domain/llm";
 import type { RunErrorCode, Statement, SupersededStatement, Verdict } from "../domain/memory";
+import type { PeopleStore } from "../domain/people-store";
+import { type PeopleView, peopleView, selfKeysOf, subjectNameOf } from "../domain/people-view";
 import { statementKey } from "../domain/statements";
 import { BudgetExhausted, type Budgets, RunAborted, RunMeter } from "./budget";
 import { prepareChanges } from "./changed-items";
@@ -24,6 +26,7 @@ import {
   salvageRecord,
   startSalvage,
 } from "./salvage";
+import { withStatementPeople } from "./statement-people";
 import { createResearchTools } from "./tools";
 import { truncate } from "./untrusted";
 import { MEMORY_OPEN } from "./wire-format";
@@ -42,6 +45,12 @@ export interface GeneratorDeps {
    * cited items did not change are never judged again.
    */
   related?: RelatedEvidenceFinder | null;
+  /**
+   * What the subject's items say about people: the research tools speak of persons (top_people, person,
+   * search_items by person), and each accepted statement carries the people its cited items name. Absent:
+   * top_people groups author and participant strings, and statements carry no people.
+   */
+  people?: PeopleStore;
 }
 
 /** Drafts allowed per run: the first one and ONE revision with the checks' or the judge's feedback. */
@@ -76,12 +85,28 @@ export function createGenerator(deps: GeneratorDeps): Generator {
   return {
     async generate(request: GenerationRequest, signal?: AbortSignal): Promise<GenerationResult> {
       const meter = new RunMeter(deps.clock, deps.budgets);
+      const people = deps.people ? onceViewOf(deps.people, request.subjectKey) : undefined;
       try {
-        return await generate(deps, request, meter, signal);
+        const result = await generate(deps, request, meter, signal, people);
+        if (result.outcome !== "accepted" || !people) return result;
+        return { ...result, statements: withStatementPeople(await people(), result.statements) };
       } catch (error) {
         return failure(error, meter.stats());
       }
     },
+  };
+}
+
+/** The subject's people, read and resolved once a run, when first needed. */
+function onceViewOf(store: PeopleStore, subjectKey: string): () => Promise<PeopleView> {
+  let view: Promise<PeopleView> | undefined;
+  return () => {
+    view ??= store
+      .evidence(subjectKey)
+      .then((e) =>
+        peopleView(e, selfKeysOf(subjectKey, [e.memberEmail]), { subjectName: subjectNameOf(subjectKey) }),
+      );
+    return view;
   };
 }
 
@@ -90,6 +115,7 @@ async function generate(
   request: GenerationRequest,
   meter: RunMeter,
   signal: AbortSignal | undefined,
+  people: (() => Promise<PeopleView>) | undefined,
 ): Promise<GenerationResult> {
   const { subjectKey } = request;
   const refs = new RefTable();
@@ -125,7 +151,7 @@ async function generate(
   const messages: LlmMessage[] = [
     { role: "user", content: [{ type: "text", text: firstUserMessage(context) }] },
   ];
-  const tools = createResearchTools({ subjectKey, items: deps.items, refs });
+  const tools = createResearchTools({ subjectKey, items: deps.items, refs, ...(people ? { people } : {}) });
   const endUserId = await endUserIdOf(subjectKey);
 
   const policy = deps.salvage ?? DEFAULT_SALVAGE;

@@ -3,6 +3,8 @@ import { fromVerifiedOf } from "../domain/email-authentication";
 import { ITEM_KINDS } from "../domain/item-schema";
 import type { Item, ItemLink, ItemStore, ItemSummary } from "../domain/items";
 import { type ContentBlock, INVALID_TOOL_INPUT, type ToolDefinition } from "../domain/llm";
+import type { Person } from "../domain/people/model";
+import { type PeopleView, peopleMatching, recentItemsOf } from "../domain/people-view";
 import { REF_SHAPE, type RefTable } from "./refs";
 import { truncate, untrusted } from "./untrusted";
 import { TOOL_NAMES } from "./wire-format";
@@ -53,12 +55,29 @@ export const TOOL_SCHEMAS = {
       .max(10)
       .optional()
       .describe("Author or participant"),
+    person: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "Only items naming this person in any channel: a person id from top_people or person, or a name",
+      ),
     limit,
   }),
   [TOOL_NAMES.readItem]: z.strictObject({ ref }),
   [TOOL_NAMES.recentActivity]: z.strictObject({ since: isoDate, kinds: kinds.optional(), limit }),
   [TOOL_NAMES.linkedItems]: z.strictObject({ ref }),
   [TOOL_NAMES.topPeople]: z.strictObject({ since: isoDate.optional(), limit }),
+  [TOOL_NAMES.person]: z.strictObject({
+    ref: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe("A person id from top_people, a name, or an identifier such as email:ada@example.com"),
+  }),
 } as const;
 
 export type ToolName = keyof typeof TOOL_SCHEMAS;
@@ -69,7 +88,10 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   [TOOL_NAMES.readItem]: "Reads one item in full (body bounded) by its ref.",
   [TOOL_NAMES.recentActivity]: "Items that occurred or changed since a date, newest first.",
   [TOOL_NAMES.linkedItems]: "Items linked to an item (@-mentions, replies, references), in both directions.",
-  [TOOL_NAMES.topPeople]: "The people the subject deals with most, optionally since a date.",
+  [TOOL_NAMES.topPeople]:
+    "The people the subject deals with most (never the subject herself), optionally since a date: each person once, however many addresses and accounts they use, with their id, how many identifiers and how many items.",
+  [TOOL_NAMES.person]:
+    "One person: their identifiers (addresses, chat and code accounts) with the names each carried, and their most recent items.",
 };
 
 /** The tool definitions offered to the generator model, derived from the schemas. */
@@ -105,8 +127,18 @@ export function createResearchTools(deps: {
   subjectKey: string;
   items: ItemStore;
   refs: RefTable;
+  /** The subject's people (resolved once a run); without it top_people groups author and participant strings. */
+  people?: () => Promise<PeopleView>;
 }): ResearchTools {
-  const { subjectKey, items, refs } = deps;
+  const { subjectKey, items, refs, people } = deps;
+  const personNamed = async (ref: string): Promise<{ view: PeopleView; person: Person }> => {
+    if (!people) throw new ToolInputError("people are not available in this run; use people names instead");
+    const view = await people();
+    const found = peopleMatching(view, ref);
+    if (found.length === 0)
+      throw new ToolInputError(`no person matches ${truncate(ref, 100)}; use top_people`);
+    return { view, person: found[0]! };
+  };
 
   const card = (item: ItemSummary) => ({
     ref: refs.register(item),
@@ -134,7 +166,11 @@ export function createResearchTools(deps: {
 
   const handlers: { [K in ToolName]: (input: z.output<(typeof TOOL_SCHEMAS)[K]>) => Promise<unknown> } = {
     search_items: async (input) => {
+      const identifiers = input.person
+        ? (await personNamed(input.person)).person.identifiers.map((i) => i.key)
+        : undefined;
       const page = await items.search(subjectKey, {
+        ...(identifiers ? { identifiers } : {}),
         q: input.query,
         mode: "hybrid",
         kinds: input.kinds,
@@ -171,12 +207,30 @@ export function createResearchTools(deps: {
       return { items: links.slice(0, TOOL_LIMITS.maxLimit).map(linkCard) };
     },
     top_people: async (input) => {
-      const people = await items.topPeople(subjectKey, {
+      if (people) return { people: topPeopleOf(await people(), input) };
+      const found = await items.topPeople(subjectKey, {
         since: input.since ? new Date(input.since) : undefined,
         limit: input.limit,
       });
       return {
-        people: people.map((p) => ({ person: truncate(p.person, TOOL_LIMITS.nameChars), items: p.items })),
+        people: found.map((p) => ({ person: truncate(p.person, TOOL_LIMITS.nameChars), items: p.items })),
+      };
+    },
+    person: async (input) => {
+      const { view, person } = await personNamed(input.ref);
+      const recent = await items.getMany(subjectKey, recentItemsOf(view, person, TOOL_LIMITS.defaultLimit));
+      recent.sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime());
+      return {
+        id: person.id,
+        name: truncate(person.name, TOOL_LIMITS.nameChars),
+        self: person.isSelf,
+        identifiers: person.identifiers.slice(0, TOOL_LIMITS.maxLimit).map((i) => ({
+          kind: i.kind,
+          value: truncate(i.value, TOOL_LIMITS.nameChars),
+          names: i.names.slice(0, 5).map((n) => truncate(n, TOOL_LIMITS.nameChars)),
+        })),
+        items: person.items.length,
+        recentItems: recent.map((item) => withSnippet(item, item.body)),
       };
     },
   };
@@ -215,6 +269,29 @@ export function createResearchTools(deps: {
       }
     },
   };
+}
+
+/**
+ * The subject's key people from her people view: never herself, nor a shared mailbox or a bot; with `since`,
+ * counting only items from then on.
+ */
+function topPeopleOf(view: PeopleView, input: { since?: string; limit: number }) {
+  const since = input.since ? new Date(input.since).toISOString() : undefined;
+  const counted = view.people
+    .filter((p) => !p.isSelf && p.kind === "person")
+    .map((p) => ({
+      p,
+      items: since ? p.items.filter((id) => (view.itemTimes.get(id) ?? "") >= since).length : p.items.length,
+    }))
+    .filter((x) => x.items > 0)
+    .sort((x, y) => y.items - x.items) // stable: ties keep the view's order, the more involved overall first
+    .slice(0, input.limit);
+  return counted.map(({ p, items }) => ({
+    id: p.id,
+    person: truncate(p.name, TOOL_LIMITS.nameChars),
+    identifiers: p.identifiers.length,
+    items,
+  }));
 }
 
 /** Adapters mark a call whose arguments were not a JSON object (see INVALID_TOOL_INPUT). */

@@ -42,6 +42,7 @@ export const TOOL_NAMES = {
   recentActivity: "recent_activity",
   linkedItems: "linked_items",
   topPeople: "top_people",
+  person: "person",
 } as const;
 
 export const JUDGE_TOOL = "submit_verdict";

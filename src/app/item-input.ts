@@ -69,6 +69,7 @@ export const searchSchema = z.object({
   since: dateParam.optional(),
   until: dateParam.optional(),
   people: z.array(safeString().max(200)).max(20),
+  person: z.array(safeString().max(100)).max(20),
   limit: z.coerce.number().int("must be an integer").min(1).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default),
   cursor: safeString().max(500).optional(),
 });

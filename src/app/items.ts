@@ -9,6 +9,7 @@ import { isUuid } from "../domain/memory";
 import { removeItemWithRedaction } from "../memory/deletion";
 import { queryHashOf } from "./audit";
 import { enqueueChangedItems, semanticIndexState } from "./embeddings";
+import { searchIdentifiers } from "./people";
 import type { Services } from "./services";
 
 /**
@@ -27,15 +28,25 @@ export async function ingestItems(services: Services, owner: string, inputs: Ite
 
 /** What `subjectKey` may see that matches `query`. Audited: the query's hash (never its text) and the ids returned. */
 export async function searchItems(
-  services: Pick<Services, "items" | "audit">,
+  services: Pick<Services, "items" | "audit" | "people">,
   subjectKey: string,
-  query: SearchQuery,
+  { person, ...query }: SearchQuery & { person?: string[] },
+  viewerEmail?: string,
 ) {
   const event = services.audit.begin("items.search", subjectKey, { queryHash: await queryHashOf(query.q) });
   if (query.since && query.until && query.since >= query.until) {
     throw new AppError("bad_request", '"since" must be before "until"');
   }
-  const page = await services.items.search(subjectKey, query);
+  // Person ids and names resolve through the viewer's people to identifiers (app/people.ts).
+  const identifiers = await searchIdentifiers(
+    services,
+    { subjectKey, email: viewerEmail },
+    {
+      person,
+      people: query.people,
+    },
+  );
+  const page = await services.items.search(subjectKey, identifiers ? { ...query, identifiers } : query);
   event.itemIds = page.items.map((hit) => hit.id);
   return page;
 }

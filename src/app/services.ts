@@ -11,6 +11,7 @@ import type { IngestAddresses } from "../domain/ingest-addresses";
 import type { EmbeddingIndex, EmbedQueue } from "../domain/item-embedding";
 import type { ItemStore } from "../domain/items";
 import type { MemoryEvents } from "../domain/memory-events";
+import type { PeopleStore } from "../domain/people-store";
 import type { SignInCodes } from "../domain/sign-in-codes";
 import type { UsageStore } from "../domain/usage";
 import type { WebhookEvents } from "../domain/webhook-events";
@@ -35,6 +36,8 @@ export interface Services {
   memoryEvents: MemoryEvents;
   /** Search resolves its mode here (domain/search-modes.ts): hybrid and semantic embed the query. */
   items: ItemStore;
+  /** What the items a viewer may see say about people, and the workspace's people corrections. */
+  people: PeopleStore;
   /** The configured embedding model, or null: search is then keyword-only and nothing is embedded. */
   embedder: Embedder | null;
   /** Item chunks and their embeddings. */

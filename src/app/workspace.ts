@@ -20,11 +20,12 @@ export function listMembers(services: Services, caller: Caller) {
 }
 
 /** Adds the user, or adds back a removed one; `added` is false when they already were a member. */
-export async function addMember(services: Services, caller: Caller, user: string) {
+export async function addMember(services: Services, caller: Caller, user: string, email?: string | null) {
   const event = services.audit.begin("member.add", caller.subjectKey);
   const userId = userIdOf(user);
   event.subjectKey = userKey(caller.workspaceId, userId);
   const added = await services.workspaces.addMember(caller.workspaceId, userId);
+  if (email !== undefined) await services.people.setMemberEmail(event.subjectKey, email);
   const member = (await services.workspaces.members(caller.workspaceId)).find((m) => m.userId === userId);
   if (!member) throw new Error(`member ${userId} vanished after being added`);
   return { member, added };

@@ -68,6 +68,8 @@ const rawSchema = z.object({
   AUTH_AUDIENCE: optionalString,
   /** The JWT claim naming the caller's workspace; a token without it acts in the default workspace. */
   AUTH_WORKSPACE_CLAIM: optionalString.transform((v) => v ?? "org_id"),
+  /** The JWT claim holding the caller's email address (ties them to it among people; unverified ones are ignored). */
+  AUTH_EMAIL_CLAIM: optionalString.transform((v) => v ?? "email"),
 
   /** Browser origins allowed to call /mcp (comma-separated); requests with any other Origin are refused. */
   MCP_ALLOWED_ORIGINS: optionalString.transform((v) =>
@@ -208,7 +210,7 @@ const modelPrices = z.record(
 export type Auth = (
   | { kind: "hs256"; secret: string; issuer?: string; audience?: string }
   | { kind: "jwks"; jwksUrl: string; issuer: string; audience: string }
-) & { workspaceClaim: string };
+) & { workspaceClaim: string; emailClaim?: string };
 
 export interface Config {
   databaseUrl: string;
@@ -344,6 +346,7 @@ function parseAuth(c: z.infer<typeof rawSchema>): Auth {
       issuer: c.AUTH_ISSUER!,
       audience: c.AUTH_AUDIENCE!,
       workspaceClaim: c.AUTH_WORKSPACE_CLAIM,
+      emailClaim: c.AUTH_EMAIL_CLAIM,
     };
   }
   if (c.AUTH_JWT_SECRET) {
@@ -353,6 +356,7 @@ function parseAuth(c: z.infer<typeof rawSchema>): Auth {
       issuer: c.AUTH_ISSUER,
       audience: c.AUTH_AUDIENCE,
       workspaceClaim: c.AUTH_WORKSPACE_CLAIM,
+      emailClaim: c.AUTH_EMAIL_CLAIM,
     };
   }
   throw new ConfigError([

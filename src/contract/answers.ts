@@ -103,6 +103,12 @@ export const servedStatement = z.object({
   citations: z.array(citation),
   since: dateTime.nullable().describe("The date of its newest cited item"),
   firstStated: dateTime.describe("When a version first held it"),
+  people: z
+    .array(z.object({ id: z.string(), name: z.string() }))
+    .describe(
+      "The people its cited items name (never the subject), resolved by the service when the version was " +
+        "generated; ids as GET /people/:id takes them",
+    ),
 });
 
 export const memoryResponse = z.object({
@@ -276,6 +282,10 @@ export const memberResponse = z.object({
   removedAt: dateTime
     .nullable()
     .describe("Set while an admin has removed the member: their token is refused with 403"),
+  email: z
+    .string()
+    .nullable()
+    .describe("The address the member is tied to among people (PUT /members/:user with email)"),
 });
 
 export const membersResponse = z.object({

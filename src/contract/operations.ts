@@ -8,6 +8,7 @@ import { itemInputSchema, MAX_BODY_BYTES, MAX_ITEMS_PER_REQUEST } from "../domai
 import * as res from "./answers";
 import { memoryOperations } from "./memory-operations";
 import { type Answer, type Operation, operation } from "./operation";
+import { peopleOperations } from "./people-operations";
 import { idParams, searchQuery } from "./requests";
 import { signInOperations } from "./sign-in-operations";
 import { webhookOperations } from "./webhook-operations";
@@ -122,7 +123,7 @@ export const searchItems = operation({
   access: "memory:read",
   summary: "Search what the caller may see (owned, shared with them, or shared with a team of theirs)",
   query: searchQuery,
-  lists: ["kind", "people"],
+  lists: ["kind", "people", "person"],
   docs: {
     q: "What to look for; ranked when present, newest first otherwise",
     mode:
@@ -133,7 +134,10 @@ export const searchItems = operation({
     kind: "Item kinds (repeat or comma-separate)",
     since: "Occurred at or after (date or date-time)",
     until: "Occurred before (date or date-time)",
-    people: "Author or participant names",
+    people:
+      "Author or participant names (substring), or a name or identifier of one of the caller's people " +
+      "(then every item naming any of that person's identifiers matches too)",
+    person: "Person ids from GET /people (repeatable): items naming any identifier of the person",
     limit: "Page size",
     cursor: "nextCursor of the previous page",
   },
@@ -195,7 +199,7 @@ export const mcp = operation({
   description:
     "JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory (asOf for a past version), " +
     "diff_memory, search_items, get_item, list_dismissals, remember, forget_item, dismiss_statement and " +
-    "withdraw_dismissal (items:write), refresh_memory; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
+    "withdraw_dismissal (items:write), refresh_memory, find_people and get_person; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, " +
     "memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 " +
     "insufficient_scope; browser Origins must be allowed.",
   body: { schema: z.looseObject({}), required: true, maxBytes: 0 },
@@ -237,5 +241,6 @@ export const OPERATIONS: readonly Operation[] = [
   revokeIngestAddress,
   ...webhookOperations,
   ...signInOperations,
+  ...peopleOperations,
   mcp,
 ];

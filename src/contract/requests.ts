@@ -9,6 +9,7 @@ import { AUDIT_ACTIONS } from "../domain/audit";
 import { MAX_ALLOWED_SENDERS } from "../domain/ingest-addresses";
 import { MAX_WAIT_SECONDS, MEMORY_FORMATS } from "../domain/memory";
 import { PAGE_LIMIT } from "../domain/pages";
+import { identifier } from "../domain/people/model";
 import { textProblem } from "../domain/safe-text";
 import {
   MAX_TEAM_ID_LENGTH,
@@ -51,6 +52,7 @@ export const searchQuery = z.object({
   since: s.since,
   until: s.until,
   people: s.people,
+  person: s.person,
   limit: s.limit,
   cursor: s.cursor,
 });
@@ -136,6 +138,21 @@ export const teamBodySchema = z.object({
     )
     .max(MAX_TEAM_MEMBERS)
     .describe("User ids of active members of the workspace; the team's whole membership"),
+});
+
+/** PUT /members/:user: the member's address (null unties it; absent leaves it as it is). */
+export const memberBodySchema = z.strictObject({
+  email: z
+    .string()
+    .max(320)
+    .refine((v) => textProblem(v) === null && identifier("email", v) !== null, "must be an email address")
+    .transform((v) => identifier("email", v)!.value)
+    .nullable()
+    .optional()
+    .describe(
+      "The member's address: people recognise it as theirs in every channel (their memory never counts " +
+        "them among their own key people); null unties it",
+    ),
 });
 
 /** POST …/memory/statements/:id/dismiss. */

@@ -8,6 +8,7 @@ import { type Answer, operation } from "./operation";
 import {
   auditQuery,
   ingestAddressBodySchema,
+  memberBodySchema,
   myAuditQuery,
   TEAM_PARAM_DOC,
   teamBodySchema,
@@ -52,13 +53,15 @@ export const addMember = operation({
   method: "PUT",
   path: "/members/{user}",
   access: "admin",
-  summary: "Add a user to the workspace, or add a removed member back",
+  summary: "Add a user to the workspace, or add a removed member back; optionally tie them to an address",
   params: userParams,
   docs: { user: USER_PARAM_DOC },
+  body: { schema: memberBodySchema, required: false, maxBytes: 4 * 1024 },
   answers: {
     200: { description: "Already an active member", schema: res.memberResponse },
     201: { description: "Added (or added back)", schema: res.memberResponse },
     400: refusal("Not a valid user id"),
+    422: refusal("The email is not an address"),
   },
   audit: ["member.add"],
 });

@@ -76,7 +76,9 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (query.kinds?.length) filters.push(inArray(items.kind, query.kinds));
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
-  if (query.people?.length) filters.push(or(...query.people.map(involves)));
+  if (query.people?.length || query.identifiers?.length) {
+    filters.push(or(...(query.people ?? []).map(involves), namesAnyOf(query.identifiers ?? [])));
+  }
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   const mode = query.mode ?? "keyword";
   return rankedSearch(db, subjectKey, filters, limit, query.cursor, {
@@ -306,6 +308,12 @@ function involves(person: string): SQL {
   const joined = sql`items_people(${items.author}, ${items.participants}) ilike ${pattern}`;
   if (!person.includes(PEOPLE_SEPARATOR)) return joined;
   return sql`(${joined} and (${items.author} ilike ${pattern} or exists (select 1 from unnest(${items.participants}) as p(name) where p.name ilike ${pattern})))`;
+}
+
+/** The item names one of `keys` (item_people, by its key: item_id, identifier). */
+function namesAnyOf(keys: string[]): SQL | undefined {
+  if (keys.length === 0) return undefined;
+  return sql`exists (select 1 from item_people ip where ip.item_id = ${items.id} and ip.identifier = any(${sql.param(keys)}::text[]))`;
 }
 
 function boundSnippet(text: string): string {

@@ -9,7 +9,10 @@
  *      identical write stays a no-op);
  *    - replaces the links of every item written in this transaction (explicit links and @-mentions,
  *      with `to_item` resolved against the owner's items, including those of this batch);
- *    - resolves other items' pending links that point at the items just written.
+ *    - resolves other items' pending links that point at the items just written;
+ *    - replaces the people of every item written (its identifier sightings and hard links, derived by
+ *      domain/people sightingsOf): one delete (when the batch may update items) and one multi-row insert
+ *      for the whole batch (item-people-writes.ts).
  *    "Written in this transaction" is `xmin = pg_current_xact_id()::xid`, so later statements see
  *    exactly the rows the insert created or changed.
  */
@@ -23,6 +26,12 @@ import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
 import { canonicalJson } from "./content-hash";
 import { type LinkSpec, linkSpecs } from "./item-links";
+import {
+  deletePeopleStatement,
+  type ItemPeopleRows,
+  insertPeopleStatement,
+  itemPeopleRows,
+} from "./item-people-writes";
 import { materialChangedStatement } from "./memory-events";
 import { unknownShareTargets } from "./pg-workspace-store";
 import { items } from "./schema";
@@ -32,6 +41,8 @@ type NewItemRow = typeof items.$inferInsert & { contentHash: string };
 interface Prepared {
   row: NewItemRow;
   links: LinkSpec[];
+  /** What the item says about people (derived only for the items a batch writes). */
+  people: () => ItemPeopleRows;
 }
 
 export async function upsertItems(
@@ -88,6 +99,7 @@ export async function upsertItems(
         deleteLinksStatement(db, subjectKey, toWrite),
         insertLinksStatement(db, subjectKey, toWrite),
         resolvePendingStatement(db, subjectKey, toWrite),
+        ...peopleStatements(db, subjectKey, toWrite, existing.size > 0),
         db.execute(materialChangedStatement([...affected], "now")),
       ],
       new Date(),
@@ -116,6 +128,12 @@ export async function upsertItems(
     return { ...base, id: before.id, status: "unchanged" };
   });
   return { outcomes, affectedSubjects: toWrite.length > 0 ? [...affected] : [], redactedSubjects };
+}
+
+/** The written items' people: their old rows go when the batch may update items, then one insert. */
+function peopleStatements(db: Db, subjectKey: string, batch: Prepared[], updates: boolean) {
+  const insert = insertPeopleStatement(db, subjectKey, batch);
+  return [...(updates ? [deletePeopleStatement(db, subjectKey, batch)] : []), ...(insert ? [insert] : [])];
 }
 
 function assertNoDuplicates(inputs: ItemInput[]): void {
@@ -177,6 +195,8 @@ async function prepare(subjectKey: string, input: ItemInput): Promise<Prepared> 
     metadata: input.metadata ?? {},
     sharedWith,
     links,
+    // Only when sent, so the hash of an item without people is what it was before the field existed.
+    ...(input.people === undefined ? {} : { people: input.people }),
   };
   const row: NewItemRow = {
     ownerId: subjectKey,
@@ -193,7 +213,8 @@ async function prepare(subjectKey: string, input: ItemInput): Promise<Prepared> 
     sharedWith,
     contentHash: await sha256Hex(canonicalJson(content)),
   };
-  return { row, links };
+  let people: ItemPeopleRows | undefined;
+  return { row, links, people: () => (people ??= itemPeopleRows(input)) };
 }
 
 /** `(source, external_id)` is one of the batch's keys; two array parameters, whatever the batch size. */

@@ -93,6 +93,8 @@ export function createPgErasureStore(db: Db): ErasureStore {
             select ${pseudonym}, day, model, runs, succeeded, rejected, failed, budget_exhausted, llm_calls,
                    input_tokens, output_tokens from moved
             ${addUsageOnConflict}`),
+          // Their people corrections, and the address an admin tied them to (with the membership below).
+          db.execute(sql`delete from person_corrections where author_key = ${subjectKey}`),
           // Dismissals are the subject's data too.
           db.execute(sql`delete from memory_dismissals where subject_id = ${subjectKey}`),
           // Their private inbound-email address goes too: mail sent to it afterwards is refused.

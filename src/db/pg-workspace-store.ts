@@ -45,13 +45,14 @@ export function createPgWorkspaceStore(db: Db): WorkspaceStore {
 
     async members(workspaceId) {
       const found = await db.execute(sql`
-        select user_id, joined_at, removed_at from workspace_members
+        select user_id, joined_at, removed_at, email from workspace_members
         where workspace_id = ${workspaceId} order by user_id`);
       return found.rows.map(
         (r): Member => ({
           userId: String(r.user_id),
           joinedAt: toDate(r.joined_at as string),
           removedAt: r.removed_at ? toDate(r.removed_at as string) : null,
+          email: r.email === null || r.email === undefined ? null : String(r.email),
         }),
       );
     },

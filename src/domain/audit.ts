@@ -29,6 +29,11 @@ export const AUDIT_ACTIONS = [
   "webhook.delete",
   "webhook.rotate_secret",
   "webhook.test",
+  "people.read",
+  "person.merge",
+  "person.split",
+  "person.distinct",
+  "person.correction.withdraw",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

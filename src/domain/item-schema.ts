@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { isStorableInstant, STORABLE_RANGE } from "./instants";
+import { itemPeopleSchema } from "./people/model";
 import { type JsonBounds, jsonProblem, textProblem } from "./safe-text";
 
 export const ITEM_KINDS = [
@@ -26,6 +27,8 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 /** Items one POST /items may carry (the clients split larger batches by this and MAX_BODY_BYTES). */
 export const MAX_ITEMS_PER_REQUEST = 500;
 export const MAX_PARTICIPANTS = 500;
+/** Emails and handles one item's structured `people` may name in all. */
+export const MAX_ITEM_IDENTIFIERS = 2000;
 export const MAX_SHARE_TARGETS_PER_ITEM = 100;
 const MAX_SHARE_TARGET_LENGTH = 255;
 export const METADATA_BOUNDS: JsonBounds = { maxDepth: 32, maxNodes: 10_000, maxStringLength: 100_000 };
@@ -78,6 +81,15 @@ export const itemInputSchema = z.strictObject({
   body: safeString().max(MAX_BODY_BYTES),
   author: optionalText(500),
   participants: z.array(text(500)).max(MAX_PARTICIPANTS).optional(),
+  /** Who the item is by, to and about, by their accounts (role, name, email, handles): docs/people.md. */
+  // Bounded as a whole too: one item names at most MAX_ITEM_IDENTIFIERS emails and handles.
+  people: itemPeopleSchema
+    .refine(
+      (people) =>
+        people.reduce((n, p) => n + (p.email ? 1 : 0) + (p.handles?.length ?? 0), 0) <= MAX_ITEM_IDENTIFIERS,
+      `must name at most ${MAX_ITEM_IDENTIFIERS} identifiers (emails and handles) in all`,
+    )
+    .optional(),
   occurredAt: storableInstant(isoDateTime),
   url: safeString()
     .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))

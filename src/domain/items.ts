@@ -93,6 +93,11 @@ export interface SearchQuery {
   since?: Date;
   until?: Date;
   people?: string[];
+  /**
+   * Identifier keys (`email:ada@acme.com`): items naming any of them match, as well as items matching
+   * `people` (the two are alternatives). Set by the application from `person` ids and `people` names.
+   */
+  identifiers?: string[];
   limit: number;
   cursor?: string;
 }

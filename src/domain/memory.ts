@@ -13,6 +13,16 @@ export interface Statement {
   id?: string;
   /** When a version first held it (ISO 8601); carried with the id. Absent only on a draft. */
   firstStated?: string;
+  /**
+   * The people its cited items name (never the subject herself), resolved by the service when the version
+   * was generated, not by the model: their person ids and names as the subject's view had them then.
+   */
+  people?: StatementPerson[];
+}
+
+export interface StatementPerson {
+  id: string;
+  name: string;
 }
 
 /**

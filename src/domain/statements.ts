@@ -34,6 +34,7 @@ export function stampStatements(
       itemIds: draft.itemIds,
       id,
       firstStated: keep && before.firstStated ? before.firstStated : at.toISOString(),
+      ...(draft.people ? { people: draft.people } : {}),
     };
   });
 }

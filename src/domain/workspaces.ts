@@ -137,4 +137,6 @@ export interface Member {
   joinedAt: Date;
   /** Set while an admin has removed the member (their token is refused until they are added back). */
   removedAt: Date | null;
+  /** The address an admin tied the member to (PUT /members/:user), which people recognise as theirs. */
+  email: string | null;
 }

@@ -27,6 +27,7 @@ import { meRoutes } from "./routes/me";
 import { membersRoutes } from "./routes/members";
 import { ownMemoryRoutes, teamMemoryRoutes } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
+import { peopleRoutes } from "./routes/people";
 import { signInRoutes } from "./routes/sign-in";
 import { teamsRoutes } from "./routes/teams";
 import { webhooksRoutes } from "./routes/webhooks";
@@ -48,6 +49,7 @@ const ROUTES = [
   ...auditRoutes,
   ...webhooksRoutes,
   ...signInRoutes,
+  ...peopleRoutes,
 ];
 
 export interface AppDeps {

@@ -200,7 +200,8 @@ function callerFrom(c: Context<AppEnv>, auth: Auth, payload: JWTPayload): Caller
   }
   const userId = sub as string;
   const workspace = workspaceId as string;
-  const email = typeof payload.email === "string" && payload.email_verified !== false ? payload.email : null;
+  const claimed = payload[auth.emailClaim ?? "email"];
+  const email = typeof claimed === "string" && payload.email_verified !== false ? claimed : null;
   return {
     userId,
     workspaceId: workspace,

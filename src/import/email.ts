@@ -7,6 +7,7 @@
  * email-headers.ts (NULs removed, lengths and the participants cap kept, dates within years 1-9999).
  */
 import PostalMime, { type Address, type Email } from "postal-mime";
+import { type ItemPerson, identifier, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import { sha256Hex } from "../domain/sha256";
 import { boundParticipants, cleanHeaderText, headerDate, mailboxText } from "./email-headers";
 import type { ImportEvent, ImportItem, RecordPosition } from "./records";
@@ -77,6 +78,8 @@ async function emailItem(
   if (!messageId) metadata.messageIdMissing = true;
 
   const item: ImportItem = { externalId, kind: "email", body: body.text, occurredAt, participants };
+  const people = mailPeople(email);
+  if (people.length > 0) item.people = people;
   const title = cleanHeaderText(email.subject);
   if (title) item.title = title;
   if (author) item.author = author;
@@ -107,6 +110,25 @@ function formatAddresses(addresses: Address[]): string[] {
   return addresses.flatMap((a) =>
     a.group ? formatAddresses(a.group) : (mailboxText(a.name, a.address) ?? []),
   );
+}
+
+/** From as the author, To and Cc as participants: each mailbox's display name and address. */
+function mailPeople(email: Email): ItemPerson[] {
+  const flat = (addresses: Address[]): Address[] => addresses.flatMap((a) => (a.group ? flat(a.group) : [a]));
+  const out: ItemPerson[] = [];
+  const seen = new Set<string>();
+  const add = (role: ItemPerson["role"], a: Address) => {
+    const address = cleanHeaderText(a.address)?.toLowerCase();
+    const name = cleanHeaderText(a.name, MAX_PERSON_NAME);
+    // An address that is not one (`user@localhost`, `undisclosed-recipients:`) stays a participant string only.
+    if (!address || !identifier("email", address) || seen.has(address) || out.length >= MAX_ITEM_PEOPLE)
+      return;
+    seen.add(address);
+    out.push({ role, email: address, ...(name && name.toLowerCase() !== address ? { name } : {}) });
+  };
+  for (const a of flat(email.from ? [email.from] : [])) add("author", a);
+  for (const a of flat([...(email.to ?? []), ...(email.cc ?? [])])) add("participant", a);
+  return out;
 }
 
 function header(email: Email, key: string): string | undefined {

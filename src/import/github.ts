@@ -2,6 +2,7 @@
  * GitHub issues and pull requests as the REST API returns them (a JSON array, e.g. concatenated pages, or NDJSON):
  * issues → `task`, pull requests → `pull_request`; externalId = owner/repo#number; #123 references → links.
  */
+import { type ItemPerson, keepValid, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import { type JsonRecord, jsonRecordsOfText } from "./json-records";
 import type { ImportEvent, ImportItem } from "./records";
 import { boundedText, storableText } from "./text";
@@ -49,6 +50,33 @@ function referencesIn(text: string, repo: string): string[] {
   return [...refs];
 }
 
+/** The author, assignees, requested reviewers and merger by their logins (`[bot]` and type Bot marked). */
+function githubPeople(record: Record<string, unknown>): ItemPerson[] {
+  const out: ItemPerson[] = [];
+  const seen = new Set<string>();
+  const add = (role: ItemPerson["role"], user: unknown) => {
+    if (!isRecord(user)) return;
+    const login = str(user.login);
+    if (!login || !/^[A-Za-z0-9-]{1,39}(?:\[bot\])?$/.test(login) || seen.has(login.toLowerCase())) return;
+    seen.add(login.toLowerCase());
+    const name = storableText(str(user.name), MAX_PERSON_NAME);
+    const email = str(user.email);
+    out.push({
+      role,
+      handles: [{ kind: "github", value: login }],
+      ...(name ? { name } : {}),
+      ...(email && email.length <= 254 && email.includes("@") ? { email } : {}),
+      ...(user.type === "Bot" || login.endsWith("[bot]") ? { bot: true } : {}),
+    });
+  };
+  add("author", record.user);
+  for (const list of [record.assignees, record.requested_reviewers]) {
+    if (Array.isArray(list)) for (const user of list.slice(0, MAX_ITEM_PEOPLE)) add("participant", user);
+  }
+  add("participant", record.merged_by);
+  return out.flatMap((p) => keepValid(p) ?? []).slice(0, MAX_ITEM_PEOPLE);
+}
+
 function toItem(record: Record<string, unknown>): ImportItem | string {
   const number = record.number;
   if (typeof number !== "number") return "has no issue number";
@@ -74,6 +102,7 @@ function toItem(record: Record<string, unknown>): ImportItem | string {
     (str(record.merged_at) ??
       (isRecord(record.pull_request) ? str(record.pull_request.merged_at) : undefined));
   const refs = referencesIn(`${title ?? ""}\n${body.text}`, repo).filter((ref) => ref !== externalId);
+  const people = githubPeople(record);
   const milestone = isRecord(record.milestone) ? str(record.milestone.title) : undefined;
   return {
     externalId,
@@ -82,6 +111,7 @@ function toItem(record: Record<string, unknown>): ImportItem | string {
     body: body.text,
     ...(user ? { author: user } : {}),
     participants: [...new Set([...(user ? [user] : []), ...assignees])].slice(0, 500),
+    ...(people.length > 0 ? { people } : {}),
     occurredAt: new Date(created).toISOString(),
     ...(str(record.html_url) ? { url: str(record.html_url) } : {}),
     metadata: {

@@ -5,6 +5,7 @@
  * One malformed event is reported and skipped; the others still import.
  */
 import ICAL from "ical.js";
+import { type ItemPerson, keepValid, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import type { ImportEvent, ImportItem } from "./records";
 import { boundedText, storableText } from "./text";
 import { ianaZone, zonedInstant } from "./time-zones";
@@ -171,6 +172,8 @@ function eventItem(vevent: Component): ImportItem | string {
   const distinct = [...new Set(attendees)];
   if (distinct.length > 0) item.participants = distinct.slice(0, 500);
   if (distinct.length > 500) metadata.attendeeCount = distinct.length;
+  const people = calendarPeople(vevent);
+  if (people.length > 0) item.people = people;
   const url = text(vevent.getFirstPropertyValue("url"));
   if (url && /^https?:\/\//i.test(url)) item.url = url;
   if (recurrenceId) item.links = [{ externalId: series, kind: "instance_of" }];
@@ -205,6 +208,30 @@ function person(prop: InstanceType<typeof ICAL.Property> | null): string | undef
   const name = typeof cn === "string" ? cn.trim() : "";
   const full = name && address && name !== address ? `${name} <${address}>` : name || address;
   return storableText(full.length <= 500 ? full : address || full, 500);
+}
+
+/** The organiser and the attendees by their CN and mailto address (a non-mail URI keeps only the CN). */
+function calendarPeople(vevent: Component): ItemPerson[] {
+  const out: ItemPerson[] = [];
+  const seen = new Set<string>();
+  const props: [ItemPerson["role"], InstanceType<typeof ICAL.Property>][] = [
+    ...vevent.getAllProperties("organizer").map((p) => ["organizer", p] as [ItemPerson["role"], typeof p]),
+    ...vevent.getAllProperties("attendee").map((p) => ["attendee", p] as [ItemPerson["role"], typeof p]),
+  ];
+  for (const [role, prop] of props) {
+    if (out.length >= MAX_ITEM_PEOPLE) break;
+    const value = String(prop.getFirstValue() ?? "").trim();
+    const mailto = /^mailto:/i.test(value) || /^[^\s:@]+@[^\s@]+$/.test(value);
+    const address = mailto ? storableText(value.replace(/^mailto:/i, ""), 1000)?.toLowerCase() : undefined;
+    const cn = prop.getParameter("cn");
+    const name = typeof cn === "string" ? storableText(cn, MAX_PERSON_NAME) : undefined;
+    if (!address && !name) continue;
+    const marker = address ?? `name:${name}`;
+    if (seen.has(marker)) continue;
+    seen.add(marker);
+    out.push({ role, ...(name ? { name } : {}), ...(address ? { email: address } : {}) });
+  }
+  return out.flatMap((p) => keepValid(p) ?? []);
 }
 
 const FREQUENCIES: Record<string, string> = {

@@ -4,6 +4,10 @@ export interface SlackPerson {
   name: string;
   /** "Name <email>" when the export has the address, else the name. */
   display: string;
+  /** The account: `T024BE7LD/U024BE7LH` (the team when users.json names it), for the item's `people`. */
+  account?: string;
+  email?: string;
+  bot?: boolean;
 }
 
 export interface SlackDirectory {

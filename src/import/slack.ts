@@ -2,6 +2,7 @@
  * Slack workspace export (the unzipped folder): users.json, channels.json, groups.json, dms.json, mpims.json
  * and one folder per conversation of <YYYY-MM-DD>.json day files. One `message` item per message.
  */
+import { type ItemPerson, keepValid, MAX_ITEM_PEOPLE } from "../domain/people/model";
 import type { ImportEvent, ImportItem } from "./records";
 import { renderSlackText, type SlackDirectory, type SlackPerson } from "./slack-text";
 import { boundedText, storableText } from "./text";
@@ -85,7 +86,14 @@ function readPeople(value: unknown): Map<string, SlackPerson> {
       str(u.name) ??
       "unknown user";
     const email = str(profile.email);
-    people.set(u.id, { name, display: email ? `${name} <${email}>` : name });
+    const team = str(u.team_id) ?? str(profile.team);
+    people.set(u.id, {
+      name,
+      display: email ? `${name} <${email}>` : name,
+      account: team ? `${team}/${u.id}` : u.id,
+      ...(email ? { email } : {}),
+      ...(u.is_bot === true || u.id === "USLACKBOT" ? { bot: true } : {}),
+    });
   }
   return people;
 }
@@ -120,6 +128,43 @@ function authorOf(msg: Record<string, unknown>, people: Map<string, SlackPerson>
   if (person) return person.display;
   const profile = isRecord(msg.user_profile) ? msg.user_profile : {};
   return str(profile.real_name) ?? str(profile.display_name) ?? botName ?? "unknown user";
+}
+
+/** The item's structured people: the author and the mentioned users by their Slack accounts. */
+function peopleOf(
+  msg: Record<string, unknown>,
+  author: string,
+  mentioned: string[],
+  people: Map<string, SlackPerson>,
+): ItemPerson[] {
+  const entry = (role: ItemPerson["role"], person: SlackPerson): ItemPerson => ({
+    role,
+    name: storableText(person.name, 500) ?? "unknown user",
+    ...(person.email && person.email.length <= 320 ? { email: person.email } : {}),
+    ...(person.account ? { handles: [{ kind: "slack", value: person.account }] } : {}),
+    ...(person.bot ? { bot: true } : {}),
+  });
+  const out: ItemPerson[] = [];
+  const botId = str(msg.bot_id);
+  const userId = typeof msg.user === "string" ? msg.user : undefined;
+  const person = userId ? people.get(userId) : undefined;
+  if (msg.subtype === "bot_message" || (botId && !userId)) {
+    out.push({
+      role: "author",
+      name: author,
+      bot: true,
+      ...(botId ? { handles: [{ kind: "slack", value: botId }] } : {}),
+    });
+  } else if (person) {
+    out.push(entry("author", person));
+  } else if (userId) {
+    out.push({ role: "author", name: author, handles: [{ kind: "slack", value: userId }] });
+  }
+  for (const id of new Set(mentioned)) {
+    const m = people.get(id);
+    if (m && id !== userId) out.push(entry("mentioned", m));
+  }
+  return out.flatMap((p) => keepValid(p) ?? []).slice(0, MAX_ITEM_PEOPLE);
 }
 
 function filesOf(
@@ -315,6 +360,7 @@ function toItem(
     author,
     ...mentioned.flatMap((id) => storableText(people.get(id)?.display ?? "unknown user", 500) ?? []),
   ]).slice(0, 500);
+  const itemPeople = peopleOf(msg, author, mentioned, people);
   const threadTs = typeof msg.thread_ts === "string" ? msg.thread_ts : undefined;
   const isReply = threadTs !== undefined && threadTs !== ts;
   const reactions = Array.isArray(msg.reactions)
@@ -329,6 +375,7 @@ function toItem(
     body: body.text,
     author,
     participants,
+    ...(itemPeople.length > 0 ? { people: itemPeople } : {}),
     occurredAt: isoFromEpochSeconds(ts)!,
     metadata: {
       channel: conversation.name,

@@ -4,6 +4,7 @@
  * unpadded timestamps such as `0:0:0.570`, node-webvtt refuses a header block, @plussub/srt-vtt-parser throws on a
  * byte-order mark, and none of them names speakers (`<v Name>` or `Name:`), which is what a transcript needs.
  */
+import { keepValid, MAX_ITEM_PEOPLE, MAX_PERSON_NAME } from "../domain/people/model";
 import type { ImportEvent } from "./records";
 import { boundedText, storableText } from "./text";
 import { baseName, dateInName, isoFromLooseDate, normalizePath, stripBom, unique } from "./text-utils";
@@ -173,6 +174,22 @@ function* parseTranscript(
       title: storableText(name.replace(/\.(vtt|srt)$/i, "").replace(/\.transcript$/i, ""), 1000) ?? name,
       body: body.text,
       participants: speakers.slice(0, 500),
+      // A speaker label means someone only inside this call: sightingsOf scopes it to the item.
+      ...(speakers.length > 0
+        ? {
+            people: speakers.slice(0, MAX_ITEM_PEOPLE).flatMap((speaker) => {
+              const label = storableText(speaker, MAX_PERSON_NAME);
+              const person = label
+                ? keepValid({
+                    role: "participant",
+                    name: label,
+                    handles: [{ kind: "speaker", value: label }],
+                  })
+                : null;
+              return person ? [person] : [];
+            }),
+          }
+        : {}),
       occurredAt: when,
       metadata: {
         format,

@@ -6,6 +6,16 @@
  * limit is cut (metadata.truncatedValues names it), a photo is described (type, size), never decoded.
  */
 import { MAX_PARTICIPANTS } from "../domain/item-schema";
+import {
+  type ItemHandle,
+  type ItemPerson,
+  keepValid,
+  MAX_HANDLE_VALUE,
+  MAX_PERSON_ALIASES,
+  MAX_PERSON_HANDLES,
+  MAX_PERSON_NAME,
+  normalisePhone,
+} from "../domain/people/model";
 import type { ImportEvent, ImportItem, RecordPosition } from "./records";
 import { boundedText, megabytes, storableText } from "./text";
 import { isBinary, MAX_CARD_BYTES, type VcardPiece, type VcardProperty, VcardReader } from "./vcard-reader";
@@ -250,7 +260,80 @@ function cardEvent(
     .map((p) => unescapeText(p.value))
     .find((u) => /^https?:\/\//i.test(u) && u.length <= 2000);
   if (url) item.url = url;
+  const person = cardPerson(name, emails, phones, card);
+  if (person) item.people = [person];
   return { type: "item", item, at };
+}
+
+/** Social networks whose profile URL or IMPP scheme names an account: github.com/ada → github:ada. */
+const NETWORKS: [RegExp, string][] = [
+  [/^(?:https?:\/\/)?(?:www\.)?github\.com\/([A-Za-z0-9-]{1,39})\/?$/i, "github"],
+  [/^(?:https?:\/\/)?(?:www\.)?(?:twitter|x)\.com\/@?([A-Za-z0-9_]{1,15})\/?$/i, "twitter"],
+  [/^(?:https?:\/\/)?(?:www\.)?linkedin\.com\/in\/([A-Za-z0-9_-]{1,100})\/?$/i, "linkedin"],
+  [/^(?:https?:\/\/)?(?:www\.)?gitlab\.com\/([A-Za-z0-9_.-]{1,100})\/?$/i, "gitlab"],
+  [/^(?:skype|callto):([A-Za-z0-9_.:-]{1,100})$/i, "skype"],
+  [/^(?:xmpp|im):([^\s@]{1,100}@[^\s@]{1,200})$/i, "xmpp"],
+];
+
+function profileHandle(value: string, typeHint: string | undefined): ItemHandle | null {
+  for (const [pattern, network] of NETWORKS) {
+    const match = pattern.exec(value.trim());
+    if (match)
+      return network === "github"
+        ? { kind: "github", value: match[1]! }
+        : { kind: "handle", value: `${network}/${match[1]}` };
+  }
+  if (typeHint === "github" && /^[A-Za-z0-9-]{1,39}$/.test(value.trim()))
+    return { kind: "github", value: value.trim() };
+  const hint = typeHint && /^[a-z][a-z0-9-]{1,30}$/.test(typeHint) ? typeHint : undefined;
+  if (hint && /^@?[A-Za-z0-9_.-]{1,100}$/.test(value.trim()))
+    return { kind: "handle", value: `${hint}/${value.trim().replace(/^@/, "")}` };
+  return null;
+}
+
+/**
+ * The person one card describes: its name, every EMAIL, TEL and social profile (X-SOCIALPROFILE, IMPP,
+ * X-GITHUB/X-TWITTER, profile URLs) as handles of one account, and NICKNAMEs as aliases. Bounded: at most
+ * MAX_PERSON_HANDLES handles (a card of 1,000 addresses keeps the first ones) and MAX_PERSON_ALIASES aliases.
+ */
+function cardPerson(name: string, emails: string[], phones: string[], card: Property[]): ItemPerson | null {
+  const handles: ItemHandle[] = [];
+  const seen = new Set<string>();
+  const push = (h: ItemHandle | null) => {
+    if (!h || h.value.length > MAX_HANDLE_VALUE || handles.length >= MAX_PERSON_HANDLES) return;
+    const key = `${h.kind}:${h.value.toLowerCase()}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    handles.push(h);
+  };
+  for (const e of emails)
+    if (e.includes("@") && e.length <= 254) push({ kind: "email", value: e.toLowerCase() });
+  for (const t of phones) if (normalisePhone(t)) push({ kind: "phone", value: t });
+  for (const p of card) {
+    const social = /^X-(SOCIALPROFILE|GITHUB|TWITTER|SKYPE|LINKEDIN)$/.exec(p.name)?.[1];
+    if (social) {
+      const hint = social === "SOCIALPROFILE" ? p.params.TYPE?.[0]?.toLowerCase() : social.toLowerCase();
+      push(profileHandle(unescapeText(p.value), hint));
+    } else if (p.name === "IMPP" || p.name === "URL") {
+      push(profileHandle(unescapeText(p.value), undefined));
+    }
+  }
+  const aliases = card
+    .filter((p) => p.name === "NICKNAME")
+    .flatMap((p) => unescapeText(p.value).split(/\s*,\s*/))
+    .flatMap((a) => storableText(a, MAX_PERSON_NAME) ?? [])
+    .slice(0, MAX_PERSON_ALIASES);
+  const first = handles[0];
+  const email = first?.kind === "email" ? first.value : undefined;
+  const rest = email ? handles.slice(1) : handles;
+  if (!email && rest.length === 0 && aliases.length === 0) return null;
+  return keepValid({
+    role: "contact",
+    name: storableText(name, MAX_PERSON_NAME) ?? name.slice(0, MAX_PERSON_NAME),
+    ...(email ? { email } : {}),
+    ...(rest.length > 0 ? { handles: rest } : {}),
+    ...(aliases.length > 0 ? { aliases } : {}),
+  });
 }
 
 /** REV as an instant: `20240102T030405Z`, `2024-01-02T03:04:05Z` or a plain date. */

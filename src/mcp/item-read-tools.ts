@@ -30,7 +30,10 @@ const searchInput = z.object({
   kinds: shape.kinds.optional().describe("Only these kinds of item"),
   since: shape.since.describe("Only items that occurred at or after this date (YYYY-MM-DD or ISO 8601)"),
   until: shape.until.describe("Only items that occurred before this date"),
-  people: shape.people.optional().describe("Only items whose author or participants match these names"),
+  people: shape.people
+    .optional()
+    .describe("Only items whose author or participants match these names, or naming a person by these names"),
+  person: shape.person.optional().describe("Only items naming one of these people (ids from find_people)"),
   limit: shape.limit.describe(`How many results (1-${PAGE_LIMIT.max}, default ${PAGE_LIMIT.default})`),
   cursor: shape.cursor.describe("nextCursor of the previous page"),
   team: teamArgument,
@@ -62,12 +65,18 @@ export function registerItemReadTools(server: McpServer, context: McpContext): v
     (args) =>
       guarded(context, async () => {
         const { team, ...input } = validArguments(args);
-        const page = await searchItems(services, await subjectOf(context, team), {
-          ...input,
-          q: input.query,
-          kinds: input.kinds ?? [],
-          people: input.people ?? [],
-        });
+        const page = await searchItems(
+          services,
+          await subjectOf(context, team),
+          {
+            ...input,
+            q: input.query,
+            kinds: input.kinds ?? [],
+            people: input.people ?? [],
+            person: input.person ?? [],
+          },
+          team ? undefined : caller.email,
+        );
         const text =
           page.items.length === 0
             ? "No items match."

@@ -10,6 +10,7 @@ import { registerDismissalTools } from "./dismissal-tools";
 import { registerItemReadTools } from "./item-read-tools";
 import { registerItemWriteTools } from "./item-write-tools";
 import { registerMemoryTools } from "./memory-tools";
+import { registerPeopleTools } from "./people-tools";
 
 export const SERVER_INFO = { name: "unified-memory", version: "0.1.0" };
 
@@ -39,6 +40,7 @@ export function createMemoryMcpServer(bound: Omit<McpContext, "finishAudit">): M
   registerItemReadTools(server, context);
   registerItemWriteTools(server, context);
   registerDismissalTools(server, context);
+  registerPeopleTools(server, context);
   return server;
 }
 

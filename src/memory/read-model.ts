@@ -3,7 +3,7 @@
  * can happen at all is the MemoryAgent's call: it records "unavailable" or "failed" in the row.
  */
 import type { ErrorCode } from "../domain/errors";
-import type { MemoryFormat, RunErrorCode, Statement } from "../domain/memory";
+import type { MemoryFormat, RunErrorCode, Statement, StatementPerson } from "../domain/memory";
 import { identityOf } from "../domain/statements";
 import type { Citation, CurrentMemory, LastFailure } from "./memory-reader";
 
@@ -131,6 +131,8 @@ export interface ServedStatement {
   since: string | null;
   /** When a version first held it. */
   firstStated: string;
+  /** The people its cited items name, resolved when the version was generated (empty before that existed). */
+  people: StatementPerson[];
 }
 
 /** A version's statements as served, with their identity and citations' metadata. */
@@ -152,6 +154,7 @@ export function servedStatements(version: {
       text: s.text,
       citations,
       since: dates.at(-1) ?? null,
+      people: s.people ?? [],
     };
   });
 }

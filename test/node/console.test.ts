@@ -340,6 +340,22 @@ describe("the console in Chromium", () => {
     await page.close();
   });
 
+  it("lists ada's people, opens one with their identifiers and evidence, and shows the suggestions queue", async () => {
+    const page = await signedIn();
+    await page.goto(`${dev.url}/console/people`);
+    await page.locator(".hit").first().waitFor();
+    expect(await page.locator(".hit").count()).toBeGreaterThan(1);
+    await page.locator("#suggestions-title").waitFor();
+    await shot(page, "people");
+    await page.locator(".hit a").first().click();
+    await page.waitForURL(/\/console\/people\?id=p_/);
+    await page.getByRole("heading", { name: "Identifiers" }).waitFor();
+    expect(await page.locator("tbody tr").count()).toBeGreaterThan(0);
+    await poll(() => page.locator(".notice-error").count(), "person").toBe(0);
+    await shot(page, "person");
+    await page.close();
+  });
+
   it("renders an item titled with markup as text: no image, no dialog; only http(s) body links are clickable", async () => {
     const ingest = await api("/items", {
       method: "POST",
@@ -479,6 +495,7 @@ describe("the console in Chromium", () => {
     const pages: (readonly [string, string, string])[] = [
       ["runs", "/console/runs", "table.runs tbody tr"],
       ["teams", "/console/teams", ".card"],
+      ["people", "/console/people", ".hit"],
       ["team-memory", "/console/?team=payments", ".statement"],
       ["members", "/console/members", "tbody tr"],
       ["admin-teams", "/console/admin-teams", "tbody tr"],

@@ -89,6 +89,7 @@ describe("the generator", () => {
       "recent_activity",
       "linked_items",
       "top_people",
+      "person",
     ]);
     expect(first!.messages).toHaveLength(1);
     const results = toolResultsOf(second!);

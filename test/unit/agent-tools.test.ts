@@ -35,6 +35,7 @@ describe("research tools", () => {
       "recent_activity",
       "linked_items",
       "top_people",
+      "person",
     ]);
     for (const definition of RESEARCH_TOOL_DEFINITIONS) {
       expect(definition.inputSchema.type).toBe("object");

@@ -79,6 +79,11 @@ describe("iCalendar import (node-ical's real-world fixtures)", () => {
       author: "Ada Lovelace <ada@example.com>",
       participants: ["Ben <ben@example.com>", "cy@example.com"],
       occurredAt: "2024-03-11T16:00:00.000Z",
+      people: [
+        { role: "organizer", name: "Ada Lovelace", email: "ada@example.com" },
+        { role: "attendee", name: "Ben", email: "ben@example.com" },
+        { role: "attendee", email: "cy@example.com" },
+      ],
     });
   });
 });
@@ -112,6 +117,59 @@ describe("vCard import (ez-vcard's real-world fixtures)", () => {
     expect(card!.participants).toContain("simon.perreault@viagenie.ca");
     expect(card!.body).toMatch(/Phone.*\+1-418-656-9254/);
     expect(card!.metadata?.organization).toBe("Viagenie");
+    expect(card!.people).toEqual([
+      {
+        role: "contact",
+        name: "Simon Perreault",
+        email: "simon.perreault@viagenie.ca",
+        handles: [
+          { kind: "phone", value: "+1-418-656-9254;ext=102" },
+          { kind: "phone", value: "+1-418-262-6501" },
+        ],
+      },
+    ]);
+  });
+
+  it("gives one card's addresses, phones, social profiles and nicknames as one person", () => {
+    const card = [
+      "BEGIN:VCARD",
+      "VERSION:3.0",
+      "FN:Ada Lovelace",
+      "NICKNAME:Ada,Countess",
+      "EMAIL;TYPE=work:Ada@Acme.com",
+      "EMAIL;TYPE=home:ada.lovelace@gmail.com",
+      "TEL;TYPE=cell:+44 20 7946 0001",
+      "X-SOCIALPROFILE;TYPE=github:https://github.com/adalovelace",
+      "X-SOCIALPROFILE;TYPE=twitter:https://twitter.com/ada",
+      "IMPP:xmpp:ada@jabber.example",
+      "END:VCARD",
+      "",
+    ].join("\r\n");
+    const [item] = items(vcf("ada.vcf", new TextEncoder().encode(card)));
+    expect(item!.people).toEqual([
+      {
+        role: "contact",
+        name: "Ada Lovelace",
+        email: "ada@acme.com",
+        handles: [
+          { kind: "email", value: "ada.lovelace@gmail.com" },
+          { kind: "phone", value: "+44 20 7946 0001" },
+          { kind: "github", value: "adalovelace" },
+          { kind: "handle", value: "twitter/ada" },
+          { kind: "handle", value: "xmpp/ada@jabber.example" },
+        ],
+        aliases: ["Ada", "Countess"],
+      },
+    ]);
+  });
+
+  it("bounds a card of 1,000 addresses to 50 handles of one person", () => {
+    const lines = ["BEGIN:VCARD", "VERSION:3.0", "FN:Many Addresses"];
+    for (let i = 0; i < 1000; i++) lines.push(`EMAIL:a${i}@acme.com`);
+    const [item] = items(vcf("many.vcf", new TextEncoder().encode([...lines, "END:VCARD", ""].join("\r\n"))));
+    const [person] = item!.people!;
+    expect(person!.email).toBe("a0@acme.com");
+    expect(person!.handles).toHaveLength(49);
   });
 
   it("decodes quoted-printable values in a declared charset, with soft line breaks", () => {

@@ -45,6 +45,7 @@ describe("the GitHub parser", () => {
         milestone: "v1.0",
         assignees: ["Codertocat"],
       }),
+      people: [{ role: "author", handles: [{ kind: "github", value: "Codertocat" }] }],
     });
     expect(items[1]).toMatchObject({
       url: "https://github.com/Codertocat/Hello-World/pull/2",

@@ -180,6 +180,10 @@ describe("email mapping", () => {
         { externalId: "start-0@example.com", kind: "thread" },
       ],
       metadata: { gmailLabels: ["Inbox", "Important"] },
+      people: [
+        { role: "author", name: "Ada", email: "ada@example.com" },
+        { role: "participant", name: "Ben", email: "ben@example.com" },
+      ],
     });
   });
 
@@ -193,6 +197,7 @@ describe("email mapping", () => {
     if (event.type !== "item") throw new Error(JSON.stringify(event));
     expect(event.item.title).toBe("café");
     expect(event.item.author).toBe("André <andre@example.com>");
+    expect(event.item.people).toEqual([{ role: "author", name: "André", email: "andre@example.com" }]);
     expect(event.item.body).toBe("Crème brûlée");
     expect(event.item.occurredAt).toBe("2024-03-06T10:00:00.000Z");
     expect(event.item.externalId).toMatch(/^sha256:[0-9a-f]{64}$/);

@@ -145,6 +145,23 @@ describe("the Slack export parser on a real export (hfaran/slack-export-viewer's
     }
   });
 
+  it("fills the people field with the author's and mentioned users' Slack accounts", () => {
+    const first = items.find((i) => i.externalId === "C0JGLMMNX:1452837352.000006")!;
+    expect(first.people).toEqual([
+      { role: "author", name: "Hamza Faran", handles: [{ kind: "slack", value: "T0BMHLSRH/U0BMQB6JE" }] },
+      { role: "mentioned", name: "Harry Potter", handles: [{ kind: "slack", value: "T0BMHLSRH/U0BMYT2FL" }] },
+    ]);
+    const bot = items.find((i) => i.metadata?.subtype === "bot_message")!;
+    expect(bot.people).toEqual([
+      {
+        role: "author",
+        name: bot.author,
+        bot: true,
+        handles: [{ kind: "slack", value: expect.stringMatching(/^B0/) }],
+      },
+    ]);
+  });
+
   it("keeps bot messages under the bot's name and uploaded files as metadata with their URL", () => {
     const bots = items.filter((i) => i.metadata?.subtype === "bot_message");
     expect(bots).toHaveLength(94);

@@ -48,6 +48,9 @@ describe("the VTT parser", () => {
       participants: ["Jean Lescure"],
       occurredAt: "2025-03-04T00:00:00.000Z",
       metadata: { format: "vtt", cues: 4, turns: 1, durationSeconds: 27, speakers: ["Jean Lescure"] },
+      people: [
+        { role: "participant", name: "Jean Lescure", handles: [{ kind: "speaker", value: "Jean Lescure" }] },
+      ],
     });
     expect(items[0]!.body).toMatch(
       /^Jean Lescure \[00:00:04\]: Y vamos a compartir la pantalla acá ay, yo ya detecté\. Hm,/,

@@ -53,6 +53,23 @@ class ProtectedResourceMetadataResponse(TypedDict):
 McpProtectedResourceMetadataResponse = ProtectedResourceMetadataResponse
 
 
+class IngestItemsRequestItemPeopleHandle(TypedDict):
+    kind: Literal["email", "slack", "github", "phone", "speaker", "handle"]
+    value: str
+
+
+class _IngestItemsRequestItemPeopleRequired(TypedDict):
+    role: Literal["author", "participant", "mentioned", "organizer", "attendee", "contact"]
+
+
+class IngestItemsRequestItemPeople(_IngestItemsRequestItemPeopleRequired, total=False):
+    name: str
+    email: str
+    handles: List[IngestItemsRequestItemPeopleHandle]
+    aliases: List[str]
+    bot: bool
+
+
 class _IngestItemsRequestItemLinkRequired(TypedDict):
     externalId: str
 
@@ -74,6 +91,7 @@ class IngestItemsRequestItem(_IngestItemsRequestItemRequired, total=False):
     title: Optional[str]
     author: Optional[str]
     participants: List[str]
+    people: List[IngestItemsRequestItemPeople]
     url: Optional[str]
     metadata: Dict[str, Any]
     #: Members (`ada`) or teams (`team:payments`) of the caller's workspace who may see the item; a target the workspace does not know makes the request 422 and nothing is written
@@ -167,6 +185,11 @@ class GetMemoryResponseVariant1StatementCitation(TypedDict):
     occurredAt: Optional[str]
 
 
+class GetMemoryResponseVariant1StatementPeople(TypedDict):
+    id: str
+    name: str
+
+
 class GetMemoryResponseVariant1Statement(TypedDict):
     #: Stable while the statement is carried unchanged from version to version
     id: str
@@ -177,6 +200,8 @@ class GetMemoryResponseVariant1Statement(TypedDict):
     since: Optional[str]
     #: When a version first held it
     firstStated: str
+    #: The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them
+    people: List[GetMemoryResponseVariant1StatementPeople]
 
 
 class _GetMemoryResponseVariant1Required(TypedDict):
@@ -243,6 +268,8 @@ class DiffVersionResponseRemovedStatement(TypedDict):
     citations: List[GetMemoryResponseVariant1StatementCitation]
     since: Optional[str]
     firstStated: Optional[str]
+    #: The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them
+    people: List[GetMemoryResponseVariant1StatementPeople]
 
 
 class DiffVersionResponseRemovedDismissal(TypedDict):
@@ -352,12 +379,19 @@ class ListMembersResponseMember(TypedDict):
     joinedAt: str
     #: Set while an admin has removed the member: their token is refused with 403
     removedAt: Optional[str]
+    #: The address the member is tied to among people (PUT /members/:user with email)
+    email: Optional[str]
 
 
 class ListMembersResponse(TypedDict):
     #: The workspace of the caller's token
     workspace: str
     members: List[ListMembersResponseMember]
+
+
+class AddMemberRequest(TypedDict, total=False):
+    #: The member's address: people recognise it as theirs in every channel (their memory never counts them among their own key people); null unties it
+    email: Optional[str]
 
 
 AddMemberResponse = ListMembersResponseMember
@@ -442,7 +476,7 @@ class MyAuditResponseEvent(TypedDict):
     actor: str
     #: Whose memory or items (`ada`, `team:payments`), or erased:<hash>
     subject: str
-    action: Literal["memory.read", "memory.version.read", "memory.diff.read", "memory.versions.list", "memory.runs.list", "memory.dismissals.list", "item.read", "items.search", "item.delete", "item.unshare", "statement.dismiss", "dismissal.withdraw", "me.erase", "member.add", "member.remove", "team.change", "audit.export", "webhook.create", "webhook.update", "webhook.delete", "webhook.rotate_secret", "webhook.test"]
+    action: Literal["memory.read", "memory.version.read", "memory.diff.read", "memory.versions.list", "memory.runs.list", "memory.dismissals.list", "item.read", "items.search", "item.delete", "item.unshare", "statement.dismiss", "dismissal.withdraw", "me.erase", "member.add", "member.remove", "team.change", "audit.export", "webhook.create", "webhook.update", "webhook.delete", "webhook.rotate_secret", "webhook.test", "people.read", "person.merge", "person.split", "person.distinct", "person.correction.withdraw"]
     channel: Literal["http", "mcp", "email", "cron"]
     #: The MCP client's name/version, else the User-Agent's product
     client: Optional[str]
@@ -639,6 +673,118 @@ class ExchangeSignInCodeResponse(TypedDict):
     token: str
 
 
+class ListPeopleResponsePeopleIdentifier(TypedDict):
+    kind: Literal["email", "slack", "github", "phone", "speaker", "user", "handle"]
+    value: str
+
+
+class ListPeopleResponsePeople(TypedDict):
+    #: Stable id of the person (p_ and 16 hex digits), from its first identifier
+    id: str
+    name: str
+    #: mailbox: a shared address (team@, support@); bot: automated
+    kind: Literal["person", "mailbox", "bot"]
+    #: The caller herself (holds user:<id> or her address)
+    self: bool
+    identifiers: List[ListPeopleResponsePeopleIdentifier]
+    #: Items the caller may see that name the person
+    items: int
+    lastSeen: Optional[str]
+
+
+class ListPeopleResponse(TypedDict):
+    people: List[ListPeopleResponsePeople]
+    nextCursor: Optional[str]
+
+
+class PeopleSuggestionsResponseSuggestionA(TypedDict):
+    identifier: str
+    person: Optional[GetMemoryResponseVariant1StatementPeople]
+
+
+class PeopleSuggestionsResponseSuggestion(TypedDict):
+    a: PeopleSuggestionsResponseSuggestionA
+    b: PeopleSuggestionsResponseSuggestionA
+    #: Sum of the matching features' weights (docs/people.md)
+    score: float
+    reasons: List[str]
+
+
+class PeopleSuggestionsResponse(TypedDict):
+    suggestions: List[PeopleSuggestionsResponseSuggestion]
+
+
+class ListPeopleCorrectionsResponseCorrection(TypedDict):
+    id: str
+    kind: Literal["merge", "split", "distinct"]
+    a: str
+    b: Optional[str]
+    #: The member who made it
+    author: str
+    createdAt: str
+    withdrawnAt: Optional[str]
+
+
+class ListPeopleCorrectionsResponse(TypedDict):
+    corrections: List[ListPeopleCorrectionsResponseCorrection]
+
+
+class GetPersonResponseIdentifier(TypedDict):
+    #: kind:value, what corrections name
+    key: str
+    kind: Literal["email", "slack", "github", "phone", "speaker", "user", "handle"]
+    value: str
+    #: Names the identifier carried, most frequent first
+    names: List[str]
+    #: How the identifier is tied into its person: confirmed by a member's merge, hard (one source record ties it), scored (by names, addresses and co-occurrence; confidence below 1), or self (alone, or one of the caller's own)
+    link: Literal["hard", "scored", "confirmed", "self"]
+    confidence: float
+    #: Evidence: the items it was seen in (the latest 100)
+    items: List[str]
+
+
+class GetPersonResponse(TypedDict):
+    #: Stable id of the person (p_ and 16 hex digits), from its first identifier
+    id: str
+    name: str
+    #: mailbox: a shared address (team@, support@); bot: automated
+    kind: Literal["person", "mailbox", "bot"]
+    #: The caller herself (holds user:<id> or her address)
+    self: bool
+    identifiers: List[GetPersonResponseIdentifier]
+    #: Items the caller may see that name the person
+    items: int
+    lastSeen: Optional[str]
+    #: The id asked for: differs from id when a merge or split moved it
+    requestedId: str
+    #: The person's latest items, newest first
+    recentItems: List[str]
+
+
+class MergePeopleRequest(TypedDict):
+    a: str
+    b: str
+
+
+MergePeopleResponse = ListPeopleCorrectionsResponseCorrection
+
+
+class SplitPersonRequest(TypedDict):
+    identifier: str
+
+
+SplitPersonResponse = ListPeopleCorrectionsResponseCorrection
+
+
+DistinctPeopleRequest = MergePeopleRequest
+
+
+DistinctPeopleResponse = ListPeopleCorrectionsResponseCorrection
+
+
+WithdrawPeopleCorrectionResponse = ListPeopleCorrectionsResponseCorrection
+
+
 McpRequest = Dict[str, Any]
 
 
@@ -679,7 +825,7 @@ OPERATIONS: Dict[str, Operation] = {
     "protectedResourceMetadata": Operation("GET", "/.well-known/oauth-protected-resource", (), (), (200,)),
     "mcpProtectedResourceMetadata": Operation("GET", "/.well-known/oauth-protected-resource/mcp", (), (), (200,)),
     "ingestItems": Operation("POST", "/items", (), (), (200,)),
-    "searchItems": Operation("GET", "/items", (), ("q", "mode", "kind", "since", "until", "people", "limit", "cursor"), (200,)),
+    "searchItems": Operation("GET", "/items", (), ("q", "mode", "kind", "since", "until", "people", "person", "limit", "cursor"), (200,)),
     "getItem": Operation("GET", "/items/{id}", ("id",), (), (200,)),
     "deleteItem": Operation("DELETE", "/items/{id}", ("id",), (), (204,)),
     "getMemory": Operation("GET", "/memory", (), ("wait", "format", "asOf"), (200, 202, 304)),
@@ -725,6 +871,14 @@ OPERATIONS: Dict[str, Operation] = {
     "listWebhookDeliveries": Operation("GET", "/webhooks/{id}/deliveries", ("id",), (), (200,)),
     "createSignInCode": Operation("POST", "/auth/sign-in-codes", (), (), (201,)),
     "exchangeSignInCode": Operation("POST", "/auth/exchange", (), (), (200,)),
+    "listPeople": Operation("GET", "/people", (), ("q", "limit", "cursor"), (200,)),
+    "peopleSuggestions": Operation("GET", "/people/suggestions", (), (), (200,)),
+    "listPeopleCorrections": Operation("GET", "/people/corrections", (), (), (200,)),
+    "getPerson": Operation("GET", "/people/{id}", ("id",), (), (200,)),
+    "mergePeople": Operation("POST", "/people/merge", (), (), (201,)),
+    "splitPerson": Operation("POST", "/people/split", (), (), (201,)),
+    "distinctPeople": Operation("POST", "/people/distinct", (), (), (201,)),
+    "withdrawPeopleCorrection": Operation("DELETE", "/people/corrections/{id}", ("id",), (), (200,)),
 }
 
 #: Each operation on the caller's own memory, and the same operation on a team's memory.

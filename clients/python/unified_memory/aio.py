@@ -17,9 +17,12 @@ from .audit import Audit, Usage
 from .client import Client
 from .items import Items, UpsertResult
 from .memory import Memory
+from .people import People
 from .types import (
     AuditEvent,
     AuditPage,
+    Correction,
+    CorrectionsList,
     Dismissal,
     Dismissed,
     IngestAddress,
@@ -27,11 +30,15 @@ from .types import (
     Member,
     MembersList,
     MemoryResult,
+    PeoplePage,
+    Person,
+    PersonDetail,
     RefreshAnswer,
     Run,
     RunsPage,
     SearchHit,
     SearchPage,
+    Suggestions,
     Team,
     TeamsList,
     Usage as MyUsage,
@@ -162,11 +169,40 @@ class AsyncMembers:
     async def list(self) -> MembersList:
         return await asyncio.to_thread(self._members.list)
 
-    async def add(self, user: str) -> Member:
-        return await asyncio.to_thread(self._members.add, user)
+    async def add(self, user: str, *, email: Optional[str] = None) -> Member:
+        return await asyncio.to_thread(self._members.add, user, email=email)
 
     async def remove(self, user: str) -> None:
         await asyncio.to_thread(self._members.remove, user)
+
+
+class AsyncPeople:
+    def __init__(self, people: People) -> None:
+        self._people = people
+
+    def list(self, q: Optional[str] = None, *, limit: Optional[int] = None) -> AsyncPages[Person, PeoplePage]:
+        return AsyncPages(self._people.list(q, limit=limit))
+
+    async def get(self, id: str) -> PersonDetail:
+        return await asyncio.to_thread(self._people.get, id)
+
+    async def suggestions(self) -> Suggestions:
+        return await asyncio.to_thread(self._people.suggestions)
+
+    async def merge(self, a: str, b: str) -> Correction:
+        return await asyncio.to_thread(self._people.merge, a, b)
+
+    async def split(self, identifier: str) -> Correction:
+        return await asyncio.to_thread(self._people.split, identifier)
+
+    async def distinct(self, a: str, b: str) -> Correction:
+        return await asyncio.to_thread(self._people.distinct, a, b)
+
+    async def corrections(self) -> CorrectionsList:
+        return await asyncio.to_thread(self._people.corrections)
+
+    async def withdraw(self, correction_id: str) -> Correction:
+        return await asyncio.to_thread(self._people.withdraw, correction_id)
 
 
 class AsyncMe:
@@ -253,6 +289,7 @@ class AsyncClient:
         self.items = AsyncItems(self._client.items)
         self.teams = AsyncTeams(self._client.teams)
         self.members = AsyncMembers(self._client.members)
+        self.people = AsyncPeople(self._client.people)
         self.me = AsyncMe(self._client.me)
         self.audit = AsyncAudit(self._client.audit)
         self.usage = AsyncUsage(self._client.usage)

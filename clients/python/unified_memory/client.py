@@ -10,6 +10,7 @@ from .audit import Audit, Usage
 from .items import Items
 from .memory import Memory
 from .webhooks import Webhooks
+from .people import People
 from .workspace import Me, Members, Teams
 
 
@@ -48,6 +49,8 @@ class Client:
         #: Teams, and a team's memory: ``client.teams.memory("payments").get()``.
         self.teams = Teams(transport)
         self.members = Members(transport)
+        #: The caller's people and the workspace's people corrections.
+        self.people = People(transport)
         self.me = Me(transport)
         #: The workspace's audit trail (admin scope); the caller's own is ``client.me.audit()``.
         self.audit = Audit(transport)

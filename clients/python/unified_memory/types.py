@@ -5,6 +5,12 @@ from __future__ import annotations
 from typing import Literal, TypedDict, Union
 
 from ._generated import (
+    GetPersonResponse,
+    ListPeopleCorrectionsResponse,
+    ListPeopleCorrectionsResponseCorrection,
+    ListPeopleResponse,
+    ListPeopleResponsePeople,
+    PeopleSuggestionsResponse,
     DiffVersionResponse,
     DismissStatementResponse,
     DismissStatementResponseDismissal,
@@ -60,6 +66,15 @@ Run = ListRunsResponseRun
 VersionsPage = ListVersionsResponse
 VersionSummary = ListVersionsResponseVersion
 Version = GetVersionResponse
+#: GET /people: one page of the caller's people.
+PeoplePage = ListPeopleResponse
+Person = ListPeopleResponsePeople
+#: GET /people/{id}: every identifier with its names, link and evidence.
+PersonDetail = GetPersonResponse
+Suggestions = PeopleSuggestionsResponse
+CorrectionsList = ListPeopleCorrectionsResponse
+#: A member's people correction (merge, split or distinct).
+Correction = ListPeopleCorrectionsResponseCorrection
 MembersList = ListMembersResponse
 Member = ListMembersResponseMember
 TeamsList = ListTeamsResponse

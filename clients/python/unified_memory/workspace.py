@@ -19,9 +19,10 @@ class Members:
     def list(self) -> MembersList:
         return cast(MembersList, self._transport.json(*route("listMembers")))
 
-    def add(self, user: str) -> Member:
-        """Adds a user to the workspace, or adds a removed one back."""
-        return cast(Member, self._transport.json(*route("addMember", {"user": user})))
+    def add(self, user: str, *, email: Optional[str] = None) -> Member:
+        """Adds a user to the workspace, or adds a removed one back; ``email`` ties them to that address."""
+        body = None if email is None else {"email": email}
+        return cast(Member, self._transport.json(*route("addMember", {"user": user}), body=body))
 
     def remove(self, user: str) -> None:
         """Ends the member's access at once (erases nothing of theirs)."""

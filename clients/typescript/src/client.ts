@@ -2,6 +2,7 @@
 import { AuditApi, UsageApi } from "./audit.js";
 import { ItemsApi } from "./items.js";
 import { MemoryApi } from "./memory.js";
+import { PeopleApi } from "./people.js";
 import { type ClientOptions, Transport } from "./transport.js";
 import { WebhooksApi } from "./webhooks.js";
 import { MeApi, MembersApi, TeamsApi } from "./workspace.js";
@@ -13,6 +14,8 @@ export class UnifiedMemory {
   /** Teams, and a team's memory: `teams.memory("payments").get()`. */
   readonly teams: TeamsApi;
   readonly members: MembersApi;
+  /** The caller's people and the workspace's people corrections. */
+  readonly people: PeopleApi;
   readonly me: MeApi;
   /** The workspace's audit trail (admin scope); the caller's own is `me.audit()`. */
   readonly audit: AuditApi;
@@ -27,6 +30,7 @@ export class UnifiedMemory {
     this.items = new ItemsApi(transport);
     this.teams = new TeamsApi(transport);
     this.members = new MembersApi(transport);
+    this.people = new PeopleApi(transport);
     this.me = new MeApi(transport);
     this.audit = new AuditApi(transport);
     this.usage = new UsageApi(transport);

@@ -17,6 +17,7 @@ export { OPERATIONS, type OperationId } from "./generated/operations.js";
 export type { ItemProblem, SearchOptions, UpsertItemResult, UpsertOptions, UpsertResult } from "./items.js";
 export type { GetMemoryOptions, MemoryApi, MemoryResult, PageOptions } from "./memory.js";
 export type { Paginator } from "./pages.js";
+export type { PeopleApi } from "./people.js";
 export type { ClientOptions, FetchLike } from "./transport.js";
 export type * from "./types.js";
 export type { WebhooksApi } from "./webhooks.js";

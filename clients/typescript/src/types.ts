@@ -49,6 +49,15 @@ export type VersionsPage = JsonOf<"listVersions", 200>;
 export type VersionSummary = VersionsPage["versions"][number];
 export type Version = JsonOf<"getVersion", 200>;
 
+/** GET /people: one page of the caller's people. */
+export type PeoplePage = JsonOf<"listPeople", 200>;
+export type Person = PeoplePage["people"][number];
+/** GET /people/:id: every identifier with its names, link and evidence. */
+export type PersonDetail = JsonOf<"getPerson", 200>;
+export type Suggestions = JsonOf<"peopleSuggestions", 200>;
+export type CorrectionsList = JsonOf<"listPeopleCorrections", 200>;
+/** A member's people correction (merge, split or distinct). */
+export type Correction = JsonOf<"mergePeople", 201>;
 export type MembersList = JsonOf<"listMembers", 200>;
 export type Member = JsonOf<"addMember", 200>;
 export type TeamsList = JsonOf<"listTeams", 200>;

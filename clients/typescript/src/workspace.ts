@@ -23,9 +23,10 @@ export class MembersApi {
     return this.transport.json(request("listMembers"));
   }
 
-  /** Adds a user to the workspace, or adds a removed one back. */
-  add(user: string): Promise<Member> {
-    return this.transport.json(request("addMember", { params: { user } }));
+  /** Adds a user to the workspace, or adds a removed one back; `email` ties them to that address. */
+  add(user: string, options: { email?: string | null } = {}): Promise<Member> {
+    const body = options.email === undefined ? undefined : { email: options.email };
+    return this.transport.json(request("addMember", { params: { user }, ...(body ? { body } : {}) }));
   }
 
   /** Ends the member's access at once (erases nothing of theirs). */

@@ -11,9 +11,12 @@ export const itemRoutes = [
     }),
   ),
 
-  route(op.searchItems, async (c, { query: { kind, ...query } }) =>
-    c.json(await searchItems(c.get("services"), c.get("caller").subjectKey, { ...query, kinds: kind })),
-  ),
+  route(op.searchItems, async (c, { query: { kind, ...query } }) => {
+    const caller = c.get("caller");
+    return c.json(
+      await searchItems(c.get("services"), caller.subjectKey, { ...query, kinds: kind }, caller.email),
+    );
+  }),
 
   route(op.getItem, async (c, { params }) => {
     const { subjectKey } = c.get("caller");

@@ -7,11 +7,13 @@ import { addMember, listMembers, removeWorkspaceMember } from "../../app/workspa
 import * as op from "../../contract/operations";
 import type { Member } from "../../domain/workspaces";
 import { route } from "../operation-routes";
+import { validBody } from "../validation";
 
 const memberBody = (m: Member) => ({
   userId: m.userId,
   joinedAt: m.joinedAt.toISOString(),
   removedAt: m.removedAt?.toISOString() ?? null,
+  email: m.email,
 });
 
 export const membersRoutes = [
@@ -20,8 +22,9 @@ export const membersRoutes = [
     return c.json({ workspace: c.get("caller").workspaceId, members: members.map(memberBody) });
   }),
 
-  route(op.addMember, async (c, { params }) => {
-    const { member, added } = await addMember(c.get("services"), c.get("caller"), params.user);
+  route(op.addMember, async (c, { params, body }) => {
+    const { email } = validBody(op.addMember.body.schema, body, { key: "issues" });
+    const { member, added } = await addMember(c.get("services"), c.get("caller"), params.user, email);
     return c.json(memberBody(member), added ? 201 : 200);
   }),
 

@@ -14,6 +14,7 @@ import { renderWebhooks } from "./pages/admin-webhooks.js";
 import { renderItem } from "./pages/item.js";
 import { renderMemory } from "./pages/memory.js";
 import { renderMyActivity } from "./pages/my-activity.js";
+import { renderPeople } from "./pages/people.js";
 import { renderRuns } from "./pages/runs.js";
 import { renderSearch } from "./pages/search.js";
 import { renderSignIn } from "./pages/sign-in.js";
@@ -55,6 +56,12 @@ export const PAGES = {
     title: "Search",
     render: renderSearch,
     nav: { label: "Search", href: "/console/search", group: "main" },
+    signedIn: true,
+  },
+  people: {
+    title: "People",
+    render: renderPeople,
+    nav: { label: "People", href: "/console/people", group: "main" },
     signedIn: true,
   },
   teams: {

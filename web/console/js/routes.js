@@ -28,6 +28,8 @@ export const runsPage = (team = null) => consolePath("runs", { team });
 /** @param {Record<string, string>} [query] */
 export const searchPage = (query = {}) => consolePath("search", query);
 export const teamsPage = () => consolePath("teams");
+/** @param {Record<string, string>} [query] `id`: one person */
+export const peoplePage = (query = {}) => consolePath("people", query);
 export const auditPage = () => consolePath("audit");
 /** @param {Record<string, string>} [query] */
 export const usagePage = (query = {}) => consolePath("usage", query);

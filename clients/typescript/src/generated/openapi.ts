@@ -295,7 +295,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Add a user to the workspace, or add a removed member back */
+        /** Add a user to the workspace, or add a removed member back; optionally tie them to an address */
         put: operations["addMember"];
         post?: never;
         /**
@@ -766,6 +766,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's people, most involved first
+         * @description Computed on each request from the items the caller may see and the workspace's corrections: an item the caller loses access to takes what it alone said about people with it.
+         */
+        get: operations["listPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pairs of identifiers that may be one person, waiting for a member (accept: merge; reject: distinct) */
+        get: operations["peopleSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/corrections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's people corrections about identifiers the caller sees, newest first (at most 500) */
+        get: operations["listPeopleCorrections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person: every identifier, its names, how it is linked, its evidence, and recent items
+         * @description A saved id keeps working: after a merge or split it answers the person its identifier belongs to now (`id` then differs from `requestedId`).
+         */
+        get: operations["getPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Assert that two identifiers (or people) are one person; accepting a suggestion is this */
+        post: operations["mergePeople"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/split": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take an identifier out of its person (it keeps only links members confirmed) */
+        post: operations["splitPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/distinct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Assert that two identifiers (or people) are never one person; rejecting a suggestion is this */
+        post: operations["distinctPeople"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/corrections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a correction: people are resolved without it from the next read on */
+        delete: operations["withdrawPeopleCorrection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -777,7 +919,7 @@ export interface paths {
         put?: never;
         /**
          * The MCP server (Streamable HTTP, stateless; 2026-07-28 and 2025 protocol revisions)
-         * @description JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory (asOf for a past version), diff_memory, search_items, get_item, list_dismissals, remember, forget_item, dismiss_statement and withdraw_dismissal (items:write), refresh_memory; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 insufficient_scope; browser Origins must be allowed.
+         * @description JSON-RPC per the Model Context Protocol; use an MCP client. Tools: get_memory (asOf for a past version), diff_memory, search_items, get_item, list_dismissals, remember, forget_item, dismiss_statement and withdraw_dismissal (items:write), refresh_memory, find_people and get_person; the memory tools and search_items take an optional team (the caller must be a member; otherwise not_found). Resources: memory://me, memory://team/{team}, item://{id}. A tool call the token's scopes do not allow is 403 insufficient_scope; browser Origins must be allowed.
          */
         post: operations["mcp"];
         delete?: never;
@@ -986,8 +1128,10 @@ export interface operations {
                 since?: string;
                 /** @description Occurred before (date or date-time) */
                 until?: string;
-                /** @description Author or participant names */
+                /** @description Author or participant names (substring), or a name or identifier of one of the caller's people (then every item naming any of that person's identifiers matches too) */
                 people?: string[];
+                /** @description Person ids from GET /people (repeatable): items naming any identifier of the person */
+                person?: string[];
                 /** @description Page size */
                 limit?: number;
                 /** @description nextCursor of the previous page */
@@ -1083,6 +1227,19 @@ export interface operations {
                         body: string;
                         author?: string | null;
                         participants?: string[];
+                        people?: {
+                            /** @enum {string} */
+                            role: "author" | "participant" | "mentioned" | "organizer" | "attendee" | "contact";
+                            name?: string;
+                            email?: string;
+                            handles?: {
+                                /** @enum {string} */
+                                kind: "email" | "slack" | "github" | "phone" | "speaker" | "handle";
+                                value: string;
+                            }[];
+                            aliases?: string[];
+                            bot?: boolean;
+                        }[];
                         /** Format: date-time */
                         occurredAt: string;
                         url?: string | null;
@@ -1397,6 +1554,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -1446,6 +1608,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -1580,6 +1747,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         removed: {
                             statement: {
@@ -1596,6 +1768,11 @@ export interface operations {
                                 }[];
                                 since: string | null;
                                 firstStated: string | null;
+                                /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                                people: {
+                                    id: string;
+                                    name: string;
+                                }[];
                             };
                             /**
                              * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it (also listed when this version held it when written and it was dismissed from it since)
@@ -1629,6 +1806,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                     };
                 };
@@ -2231,6 +2413,8 @@ export interface operations {
                             joinedAt: string;
                             /** @description Set while an admin has removed the member: their token is refused with 403 */
                             removedAt: string | null;
+                            /** @description The address the member is tied to among people (PUT /members/:user with email) */
+                            email: string | null;
                         }[];
                     };
                 };
@@ -2274,7 +2458,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The member's address: people recognise it as theirs in every channel (their memory never counts them among their own key people); null unties it */
+                    email?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description Already an active member */
             200: {
@@ -2288,6 +2479,8 @@ export interface operations {
                         joinedAt: string;
                         /** @description Set while an admin has removed the member: their token is refused with 403 */
                         removedAt: string | null;
+                        /** @description The address the member is tied to among people (PUT /members/:user with email) */
+                        email: string | null;
                     };
                 };
             };
@@ -2303,6 +2496,8 @@ export interface operations {
                         joinedAt: string;
                         /** @description Set while an admin has removed the member: their token is refused with 403 */
                         removedAt: string | null;
+                        /** @description The address the member is tied to among people (PUT /members/:user with email) */
+                        email: string | null;
                     };
                 };
             };
@@ -2326,6 +2521,15 @@ export interface operations {
             };
             /** @description The token lacks the admin scope, or the token's user was removed from the workspace (until an admin adds them back) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The email is not an address */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2764,6 +2968,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -2813,6 +3022,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         /** Format: uuid */
                         version: string;
@@ -2949,6 +3163,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                         removed: {
                             statement: {
@@ -2965,6 +3184,11 @@ export interface operations {
                                 }[];
                                 since: string | null;
                                 firstStated: string | null;
+                                /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                                people: {
+                                    id: string;
+                                    name: string;
+                                }[];
                             };
                             /**
                              * @description superseded: a newer item replaced it; unsupported: its cited items did not support it; dropped: the generator left it out; redacted: the subject lost access to a cited item; dismissed: the subject dismissed it (also listed when this version held it when written and it was dismissed from it since)
@@ -2998,6 +3222,11 @@ export interface operations {
                              * @description When a version first held it
                              */
                             firstStated: string;
+                            /** @description The people its cited items name (never the subject), resolved by the service when the version was generated; ids as GET /people/:id takes them */
+                            people: {
+                                id: string;
+                                name: string;
+                            }[];
                         }[];
                     };
                 };
@@ -3738,7 +3967,7 @@ export interface operations {
                 /** @description Only events of this actor (a user id, or erased:<hash>) */
                 actor?: string;
                 /** @description Only this action */
-                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
                 /** @description Only events at or after this instant (ISO 8601) */
                 since?: string;
                 /** @description Only events before this instant */
@@ -3772,7 +4001,7 @@ export interface operations {
                             /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                             subject: string;
                             /** @enum {string} */
-                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
                             /** @enum {string} */
                             channel: "http" | "mcp" | "email" | "cron";
                             /** @description The MCP client's name/version, else the User-Agent's product */
@@ -3938,7 +4167,7 @@ export interface operations {
                 /** @description Only events about this subject (`ada`, `team:payments`) */
                 subject?: string;
                 /** @description Only this action */
-                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
                 /** @description Only events at or after this instant (ISO 8601) */
                 since?: string;
                 /** @description Only events before this instant */
@@ -3974,7 +4203,7 @@ export interface operations {
                             /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                             subject: string;
                             /** @enum {string} */
-                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
                             /** @enum {string} */
                             channel: "http" | "mcp" | "email" | "cron";
                             /** @description The MCP client's name/version, else the User-Agent's product */
@@ -4010,7 +4239,7 @@ export interface operations {
                         /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                         subject: string;
                         /** @enum {string} */
-                        action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test";
+                        action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
                         /** @enum {string} */
                         channel: "http" | "mcp" | "email" | "cron";
                         /** @description The MCP client's name/version, else the User-Agent's product */
@@ -5051,6 +5280,635 @@ export interface operations {
             };
             /** @description The body is not { code } with a well-formed code */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: {
+                /** @description Only people whose name, a name of an identifier, or an identifier contains this (any case) */
+                q?: string;
+                /** @description Page size */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of people */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        people: {
+                            /** @description Stable id of the person (p_ and 16 hex digits), from its first identifier */
+                            id: string;
+                            name: string;
+                            /**
+                             * @description mailbox: a shared address (team@, support@); bot: automated
+                             * @enum {string}
+                             */
+                            kind: "person" | "mailbox" | "bot";
+                            /** @description The caller herself (holds user:<id> or her address) */
+                            self: boolean;
+                            identifiers: {
+                                /** @enum {string} */
+                                kind: "email" | "slack" | "github" | "phone" | "speaker" | "user" | "handle";
+                                value: string;
+                            }[];
+                            /** @description Items the caller may see that name the person */
+                            items: number;
+                            lastSeen: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    peopleSuggestions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suggestions, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        suggestions: {
+                            a: {
+                                identifier: string;
+                                person: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                            };
+                            b: {
+                                identifier: string;
+                                person: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                            };
+                            /** @description Sum of the matching features' weights (docs/people.md) */
+                            score: number;
+                            reasons: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPeopleCorrections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The corrections, withdrawn ones included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        corrections: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "merge" | "split" | "distinct";
+                            a: string;
+                            b: string | null;
+                            /** @description The member who made it */
+                            author: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            withdrawnAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Person id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable id of the person (p_ and 16 hex digits), from its first identifier */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description mailbox: a shared address (team@, support@); bot: automated
+                         * @enum {string}
+                         */
+                        kind: "person" | "mailbox" | "bot";
+                        /** @description The caller herself (holds user:<id> or her address) */
+                        self: boolean;
+                        identifiers: {
+                            /** @description kind:value, what corrections name */
+                            key: string;
+                            /** @enum {string} */
+                            kind: "email" | "slack" | "github" | "phone" | "speaker" | "user" | "handle";
+                            value: string;
+                            /** @description Names the identifier carried, most frequent first */
+                            names: string[];
+                            /**
+                             * @description How the identifier is tied into its person: confirmed by a member's merge, hard (one source record ties it), scored (by names, addresses and co-occurrence; confidence below 1), or self (alone, or one of the caller's own)
+                             * @enum {string}
+                             */
+                            link: "hard" | "scored" | "confirmed" | "self";
+                            confidence: number;
+                            /** @description Evidence: the items it was seen in (the latest 100) */
+                            items: string[];
+                        }[];
+                        /** @description Items the caller may see that name the person */
+                        items: number;
+                        lastSeen: string | null;
+                        /** @description The id asked for: differs from id when a merge or split moved it */
+                        requestedId: string;
+                        /** @description The person's latest items, newest first */
+                        recentItems: string[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the memory:read scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such person among the caller's people */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mergePeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    a: string;
+                    b: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The merge, stored and applied from the next read on */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "merge" | "split" | "distinct";
+                        a: string;
+                        b: string | null;
+                        /** @description The member who made it */
+                        author: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        withdrawnAt: string | null;
+                    };
+                };
+            };
+            /** @description Not a person id or identifier, or the same identifier twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A person or identifier the caller does not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    splitPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    identifier: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The split, stored and applied from the next read on */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "merge" | "split" | "distinct";
+                        a: string;
+                        b: string | null;
+                        /** @description The member who made it */
+                        author: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        withdrawnAt: string | null;
+                    };
+                };
+            };
+            /** @description Not a person id or identifier, or the same identifier twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A person or identifier the caller does not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    distinctPeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    a: string;
+                    b: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The distinct, stored and applied from the next read on */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "merge" | "split" | "distinct";
+                        a: string;
+                        b: string | null;
+                        /** @description The member who made it */
+                        author: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        withdrawnAt: string | null;
+                    };
+                };
+            };
+            /** @description Not a person id or identifier, or the same identifier twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A person or identifier the caller does not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    withdrawPeopleCorrection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Correction id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The withdrawn correction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "merge" | "split" | "distinct";
+                        a: string;
+                        b: string | null;
+                        /** @description The member who made it */
+                        author: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        withdrawnAt: string | null;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such active correction about identifiers the caller sees */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,7 +12,7 @@ export const OPERATIONS = {
   protectedResourceMetadata: { method: "GET", path: "/.well-known/oauth-protected-resource", params: [], query: [], answers: [200] },
   mcpProtectedResourceMetadata: { method: "GET", path: "/.well-known/oauth-protected-resource/mcp", params: [], query: [], answers: [200] },
   ingestItems: { method: "POST", path: "/items", params: [], query: [], answers: [200] },
-  searchItems: { method: "GET", path: "/items", params: [], query: ["q","mode","kind","since","until","people","limit","cursor"], answers: [200] },
+  searchItems: { method: "GET", path: "/items", params: [], query: ["q","mode","kind","since","until","people","person","limit","cursor"], answers: [200] },
   getItem: { method: "GET", path: "/items/{id}", params: ["id"], query: [], answers: [200] },
   deleteItem: { method: "DELETE", path: "/items/{id}", params: ["id"], query: [], answers: [204] },
   getMemory: { method: "GET", path: "/memory", params: [], query: ["wait","format","asOf"], answers: [200,202,304] },
@@ -58,6 +58,14 @@ export const OPERATIONS = {
   listWebhookDeliveries: { method: "GET", path: "/webhooks/{id}/deliveries", params: ["id"], query: [], answers: [200] },
   createSignInCode: { method: "POST", path: "/auth/sign-in-codes", params: [], query: [], answers: [201] },
   exchangeSignInCode: { method: "POST", path: "/auth/exchange", params: [], query: [], answers: [200] },
+  listPeople: { method: "GET", path: "/people", params: [], query: ["q","limit","cursor"], answers: [200] },
+  peopleSuggestions: { method: "GET", path: "/people/suggestions", params: [], query: [], answers: [200] },
+  listPeopleCorrections: { method: "GET", path: "/people/corrections", params: [], query: [], answers: [200] },
+  getPerson: { method: "GET", path: "/people/{id}", params: ["id"], query: [], answers: [200] },
+  mergePeople: { method: "POST", path: "/people/merge", params: [], query: [], answers: [201] },
+  splitPerson: { method: "POST", path: "/people/split", params: [], query: [], answers: [201] },
+  distinctPeople: { method: "POST", path: "/people/distinct", params: [], query: [], answers: [201] },
+  withdrawPeopleCorrection: { method: "DELETE", path: "/people/corrections/{id}", params: ["id"], query: [], answers: [200] },
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;

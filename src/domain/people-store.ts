@@ -1,0 +1,41 @@
+/**
+ * The people store port: what the items a viewer may see say about people (their identifier sightings and
+ * hard links), a workspace's corrections, and the addresses members are tied to. Postgres in
+ * db/pg-people-store.ts; the persons themselves are computed from this by domain/people resolvePeople.
+ */
+import type { Correction, HardLink, Sighting } from "./people/model";
+
+/** A member's correction as stored: who asserted it and when, and when it was withdrawn. */
+export interface StoredCorrection extends Correction {
+  /** The author's subject key. */
+  authorKey: string;
+  createdAt: Date;
+  withdrawnAt: Date | null;
+}
+
+export interface PeopleEvidence {
+  /** Sightings of identifiers in the items the viewer may see, newest items first, at most the store's bound. */
+  sightings: Sighting[];
+  hardLinks: HardLink[];
+  /** The workspace's active corrections, oldest first (not yet restricted to what the viewer sees). */
+  corrections: StoredCorrection[];
+  /** The address an admin tied the viewer to (PUT /members/:user), when the viewer is a user. */
+  memberEmail: string | null;
+  /** True when the viewer's items name more than the bound: the oldest sightings were left out. */
+  truncated: boolean;
+}
+
+export interface PeopleStore {
+  /** Everything resolving `viewerKey`'s people needs, in one round trip; only items the viewer may see. */
+  evidence(viewerKey: string): Promise<PeopleEvidence>;
+  /** The workspace's corrections, newest first (withdrawn ones too when asked). */
+  corrections(
+    workspaceId: string,
+    options: { withdrawn: boolean; limit: number },
+  ): Promise<StoredCorrection[]>;
+  addCorrection(workspaceId: string, correction: Omit<StoredCorrection, "withdrawnAt">): Promise<void>;
+  /** Marks the correction withdrawn; null when the workspace has no such correction (or it was withdrawn). */
+  withdrawCorrection(workspaceId: string, id: string, at: Date): Promise<StoredCorrection | null>;
+  /** Ties a member to an address (null unties); false when the member does not exist. */
+  setMemberEmail(memberKey: string, email: string | null): Promise<boolean>;
+}

@@ -1,0 +1,141 @@
+/**
+ * A viewer's people: resolvePeople (domain/people) over the evidence of the items the viewer may see, the
+ * workspace's corrections restricted to identifiers the viewer sees, and the subject's own keys. The same
+ * view serves the API, search's person filters, the research tools and the memory's statement people. Pure.
+ */
+import {
+  identifier,
+  identifierKey,
+  normaliseKey,
+  type Person,
+  personId,
+  type Suggestion,
+} from "./people/model";
+import { resolvePeople } from "./people/resolve";
+import type { PeopleEvidence, StoredCorrection } from "./people-store";
+import { isTeamKey, localName } from "./workspaces";
+
+export interface PeopleView {
+  /** Most involved first. */
+  people: Person[];
+  suggestions: Suggestion[];
+  /** The corrections the viewer may see (both identifiers visible to them). */
+  corrections: StoredCorrection[];
+  /** The identifier keys the viewer sees (from their items, and their own keys). */
+  visibleKeys: Set<string>;
+  /** Every identifier's person. */
+  personOf: Map<string, Person>;
+  /** When each item the evidence names occurred (ISO 8601). */
+  itemTimes: Map<string, string>;
+  /** The evidence was bounded: the oldest items' people were left out. */
+  truncated: boolean;
+}
+
+/** The user's id in the workspace, or undefined for a team (whose view has no self). */
+export const subjectNameOf = (viewerKey: string): string | undefined =>
+  isTeamKey(viewerKey) ? undefined : localName(viewerKey);
+
+/** The subject's own identifiers: `user:<id>` and the addresses tied to her (token claim, member record). */
+export function selfKeysOf(viewerKey: string, emails: (string | null | undefined)[]): string[] {
+  if (isTeamKey(viewerKey)) return [];
+  const keys = [identifierKey({ kind: "user", value: localName(viewerKey) })];
+  for (const email of emails) {
+    const id = email ? identifier("email", email) : null;
+    if (id && !keys.includes(identifierKey(id))) keys.push(identifierKey(id));
+  }
+  return keys;
+}
+
+/**
+ * The viewer's people. `subjectName` (a user's id in the workspace) also makes hers every handle spelled as
+ * that id in some source (`handle:slack/ada` for the user `ada`), as items that name their owner by user id do.
+ */
+export function peopleView(
+  evidence: PeopleEvidence,
+  ownKeys: string[],
+  options: { subjectName?: string } = {},
+): PeopleView {
+  const visibleKeys = new Set<string>(ownKeys);
+  const itemTimes = new Map<string, string>();
+  const selfKeys = [...ownKeys];
+  const handleSuffix = options.subjectName ? `/${options.subjectName.toLowerCase()}` : null;
+  for (const s of evidence.sightings) {
+    if (
+      !visibleKeys.has(s.key) &&
+      handleSuffix &&
+      s.key.startsWith("handle:") &&
+      s.key.endsWith(handleSuffix)
+    ) {
+      selfKeys.push(s.key);
+    }
+    visibleKeys.add(s.key);
+    if (s.at) itemTimes.set(s.itemId, s.at);
+  }
+  // A correction reveals only that two identifiers the viewer already sees are (or are not) one person.
+  const corrections = evidence.corrections.filter(
+    (c) => visibleKeys.has(c.a) && (c.b === null || visibleKeys.has(c.b)),
+  );
+  const { people, suggestions } = resolvePeople({
+    sightings: evidence.sightings,
+    hardLinks: evidence.hardLinks.filter((l) => visibleKeys.has(l.a) && visibleKeys.has(l.b)),
+    corrections,
+    selfKeys,
+  });
+  const personOf = new Map<string, Person>();
+  for (const person of people) for (const id of person.identifiers) personOf.set(id.key, person);
+  return {
+    people,
+    suggestions,
+    corrections,
+    visibleKeys,
+    personOf,
+    itemTimes,
+    truncated: evidence.truncated,
+  };
+}
+
+/**
+ * The person a saved id names now: the person with that id, else the person holding the identifier whose
+ * id it was (after a merge or a split the id answers the person its identifier became part of); null when
+ * the viewer has no such person.
+ */
+export function findPerson(view: PeopleView, id: string): Person | null {
+  const direct = view.people.find((p) => p.id === id);
+  if (direct) return direct;
+  for (const person of view.people) {
+    if (person.identifiers.some((i) => personId(i.key) === id)) return person;
+  }
+  return null;
+}
+
+/**
+ * What a reference names among the viewer's people: a person id, an identifier key (`email:ada@acme.com`),
+ * a bare address, or a name (case-insensitive, a person's name or a name one of its identifiers carried).
+ */
+export function peopleMatching(view: PeopleView, ref: string): Person[] {
+  const text = ref.trim();
+  if (!text) return [];
+  const byId = findPerson(view, text);
+  if (byId) return [byId];
+  const key = normaliseKey(text) ?? (identifier("email", text) ? `email:${text.toLowerCase()}` : null);
+  if (key) {
+    const person = view.personOf.get(key);
+    if (person) return [person];
+  }
+  const lower = text.toLowerCase();
+  return view.people.filter(
+    (p) =>
+      p.name.toLowerCase() === lower ||
+      p.identifiers.some((i) => i.value === lower || i.names.some((n) => n.toLowerCase() === lower)),
+  );
+}
+
+/** The most recent of a person's items, by when they occurred, newest first. */
+export function recentItemsOf(view: PeopleView, person: Person, limit: number): string[] {
+  return [...person.items]
+    .sort(
+      (x, y) =>
+        (view.itemTimes.get(y) ?? "").localeCompare(view.itemTimes.get(x) ?? "") || y.localeCompare(x),
+    )
+    .slice(0, limit);
+}
