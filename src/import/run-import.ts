@@ -2,9 +2,15 @@
  * The import pipeline: reads events, drops repeated externalIds, batches items, keeps several batches in
  * flight, and counts everything for the summary. Platform-neutral: no fs, no process.
  */
-import type { ImportEvent, ImportItem, RecordPosition } from "../../../src/import/records";
+
+import type { UpsertStatus } from "../domain/items";
 import { type ApiItem, Batcher, type Pending, pending, toApiItem } from "./batches";
-import type { Outcome } from "./sender";
+import type { ImportEvent, ImportItem, RecordPosition } from "./records";
+
+/** What became of one sent item. */
+export type Outcome =
+  | { type: "stored"; entry: Pending; status: UpsertStatus }
+  | { type: "failed"; entry: Pending; message: string };
 
 export interface ImportSummary {
   format: string;
