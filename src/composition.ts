@@ -21,6 +21,7 @@ import { createPgDismissalStore } from "./db/pg-dismissal-store";
 import { createPgEmbeddingIndex } from "./db/pg-embedding-index";
 import { createPgErasureStore } from "./db/pg-erasure-store";
 import { createPgHealthProbe } from "./db/pg-health-probe";
+import { createPgImportStore } from "./db/pg-import-store";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
 import { createPgRunLedger } from "./db/pg-run-ledger";
 import { createPgSweepSource } from "./db/pg-sweep-source";
@@ -47,6 +48,7 @@ import type { SchedulePolicy } from "./memory/run-schedule";
 import { invalidatingUpserts } from "./memory/served-memory";
 import { createAuditQueue } from "./queues/audit-queue";
 import { createEmbedQueue } from "./queues/embed-queue";
+import { createImportQueue } from "./queues/import-queue";
 import { createSweepQueue } from "./queues/sweep-queue";
 import { createWebhookEvents } from "./queues/webhook-queue";
 
@@ -115,6 +117,8 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
       usage: (s) => createPgUsageStore(s.db()),
       webhooks: (s) => createPgWebhookStore(s.db()),
       webhookEvents: () => createWebhookEvents(env.WEBHOOK_QUEUE),
+      imports: (s) => createPgImportStore(s.db()),
+      importQueue: () => createImportQueue(env.IMPORT_QUEUE),
     },
     () => createDb(config),
   );

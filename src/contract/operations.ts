@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { itemInputSchema, MAX_BODY_BYTES, MAX_ITEMS_PER_REQUEST } from "../domain/item-schema";
 import * as res from "./answers";
+import { importOperations } from "./import-operations";
 import { memoryOperations } from "./memory-operations";
 import { type Answer, type Operation, operation } from "./operation";
 import { idParams, searchQuery } from "./requests";
@@ -234,5 +235,6 @@ export const OPERATIONS: readonly Operation[] = [
   issueIngestAddress,
   revokeIngestAddress,
   ...webhookOperations,
+  ...importOperations,
   mcp,
 ];

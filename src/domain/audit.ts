@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   "webhook.delete",
   "webhook.rotate_secret",
   "webhook.test",
+  "import.create",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
