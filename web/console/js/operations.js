@@ -55,6 +55,9 @@ export const OPERATIONS = /** @type {const} */ ({
   rotateWebhookSecret: { method: "POST", path: "/webhooks/{id}/rotate-secret", params: ["id"], query: [], answers: [200] },
   testWebhook: { method: "POST", path: "/webhooks/{id}/test", params: ["id"], query: [], answers: [202] },
   listWebhookDeliveries: { method: "GET", path: "/webhooks/{id}/deliveries", params: ["id"], query: [], answers: [200] },
+  createImport: { method: "POST", path: "/imports", params: [], query: ["format","name","source","modifiedAt"], answers: [202] },
+  listImports: { method: "GET", path: "/imports", params: [], query: [], answers: [200] },
+  getImport: { method: "GET", path: "/imports/{id}", params: ["id"], query: [], answers: [200] },
 });
 
 /** @typedef {keyof typeof OPERATIONS} OperationId */
