@@ -253,6 +253,30 @@ describe("an import's access", () => {
     expect(seen.items).toEqual([]);
   });
 
+  it("is audited as import.create, refusals included", async () => {
+    const user = newUser("audited");
+    await settled(user, (await upload(user, bytes(fixtures.vcf["John_Doe_ANDROID.vcf"]!), "name=c.vcf")).id);
+    expect((await call(user, "POST", "/imports?name=x.unknown", bytes("x"))).status).toBe(400);
+    const deadline = Date.now() + 15_000;
+    let events: { action: string; status: number }[] = [];
+    while (events.length < 2 && Date.now() < deadline) {
+      const res = await call(user, "GET", "/me/audit?action=import.create");
+      events = ((await res.json()) as { events: typeof events }).events;
+      if (events.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(events.map((e) => e.status).sort()).toEqual([202, 400]);
+  });
+
+  it("goes with its owner when they erase themselves", async () => {
+    const user = newUser("erased");
+    const job = await settled(
+      user,
+      (await upload(user, bytes(fixtures.vcf["John_Doe_ANDROID.vcf"]!), "name=c.vcf")).id,
+    );
+    expect((await call(user, "DELETE", "/me")).status).toBe(204);
+    expect(await services().imports.get(user, job.id)).toBeNull();
+  });
+
   it("needs the items:write scope", async () => {
     const token = await tokenFor(newUser("reader"), ["memory:read"]);
     const ctx = createExecutionContext();

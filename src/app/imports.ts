@@ -198,6 +198,7 @@ export async function runImport(
   let storedThisRun = 0;
   const commit = async () => {
     if (batch.length > 0) {
+      if (!(await platform(store.running(importId)))) throw new ImportGone();
       tally.stored(await platform(storeBatch(services, job.ownerKey, batch, progress)));
       storedThisRun += batch.length;
     }
@@ -236,6 +237,7 @@ export async function runImport(
     await commit();
   } catch (error) {
     if (error instanceof PlatformFailure) throw error.cause;
+    if (error instanceof ImportGone) return "finished";
     const message = error instanceof Error ? error.message : String(error);
     return fail(`reading stopped after record ${progress.records}: ${message}`, progress);
   }
@@ -296,6 +298,9 @@ class PlatformFailure extends Error {
     super("platform failure", { cause });
   }
 }
+
+/** The import was erased with its owner (or ended) while this run held it: nothing more is written. */
+class ImportGone extends Error {}
 
 async function platform<T>(work: Promise<T>): Promise<T> {
   try {

@@ -118,6 +118,13 @@ export function createPgImportStore(db: Db): ImportStore {
       return status === "queued" || status === "running" ? { kind: "busy" } : { kind: "finished" };
     },
 
+    async running(id) {
+      const found = await db.execute(
+        sql`select 1 from imports where id = ${id}::uuid and status = 'running'`,
+      );
+      return found.rows.length > 0;
+    },
+
     async piece(id, seq) {
       const found = await db.execute(sql`
         select encode(data, 'base64') as data from import_chunks where import_id = ${id}::uuid and seq = ${seq}`);

@@ -88,6 +88,8 @@ export interface ImportStore {
    * finished once it is done or failed (or gone).
    */
   claim(id: string, at: Date, leaseUntil: Date): Promise<ImportClaim>;
+  /** Whether the import is still running (not erased with its owner, nor ended by another run). */
+  running(id: string): Promise<boolean>;
   /** One piece of the upload. */
   piece(id: string, seq: number): Promise<Uint8Array | null>;
   /** Progress after a committed batch. */
