@@ -232,6 +232,31 @@ describe("POST /imports", () => {
     expect(done.summary).toMatchObject({ records: 2, items: 1, created: 1, skipped: 1 });
     expect(done.summary.skippedReasons).toEqual({ "message over 4 MB (--max-record-mb)": 1 });
   });
+
+  it("keeps a note whose front matter is a YAML alias bomb, naming the problem, without expanding it", async () => {
+    const user = newUser("aliasbomb");
+    const levels = "abcdefghi".split("");
+    const yaml = levels
+      .map((name, i) =>
+        i === 0
+          ? `${name}: &${name} [${Array(9).fill('"lol"').join(", ")}]`
+          : `${name}: &${name} [${Array(9)
+              .fill(`*${levels[i - 1]}`)
+              .join(", ")}]`,
+      )
+      .join("\n");
+    const note = bytes(`---\n${yaml}\n---\n# Bomb\nThe body.\n`);
+    const started = Date.now();
+    const done = await settled(user, (await upload(user, note, "name=2024-03-01%20bomb.md")).id);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(done).toMatchObject({ status: "done", format: "markdown" });
+    expect(done.summary).toMatchObject({ items: 1, created: 1 });
+    const found = (await (await call(user, "GET", "/items?kind=doc")).json()) as { items: { id: string }[] };
+    const item = (await (await call(user, "GET", `/items/${found.items[0]!.id}`)).json()) as {
+      metadata: { frontMatterProblem?: string };
+    };
+    expect(item.metadata.frontMatterProblem).toMatch(/not valid YAML: .*alias/i);
+  });
 });
 
 describe("an import's access", () => {
