@@ -74,3 +74,8 @@ export type Dismissed = JsonOf<"dismissStatement", 201>;
 export type DismissalsList = JsonOf<"listDismissals", 200>;
 /** A statement the subject dismissed: later runs are told, and a restatement of it is dropped. */
 export type Dismissal = DismissalsList["dismissals"][number];
+
+/** An import through the service (POST /imports): its status, how far it got, and its summary. */
+export type Import = JsonOf<"getImport", 200>;
+export type ImportStatus = Import["status"];
+export type ImportsList = JsonOf<"listImports", 200>;
