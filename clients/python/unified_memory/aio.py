@@ -15,6 +15,7 @@ from ._pages import Pages
 from ._time import Instant
 from .audit import Audit, Usage
 from .client import Client
+from .imports import FileInput, Imports
 from .items import Items, UpsertResult
 from .memory import Memory
 from .types import (
@@ -22,6 +23,8 @@ from .types import (
     AuditPage,
     Dismissal,
     Dismissed,
+    Import,
+    ImportsList,
     IngestAddress,
     Item,
     Member,
@@ -207,6 +210,23 @@ class AsyncUsage:
         return await asyncio.to_thread(lambda: self._usage.list(**options))
 
 
+class AsyncImports:
+    def __init__(self, imports: Imports) -> None:
+        self._imports = imports
+
+    async def upload(self, file: FileInput, name: Optional[str] = None, **options: Any) -> Import:
+        return await asyncio.to_thread(self._imports.upload, file, name, **options)
+
+    async def get(self, id: str) -> Import:
+        return await asyncio.to_thread(self._imports.get, id)
+
+    async def list(self) -> ImportsList:
+        return await asyncio.to_thread(self._imports.list)
+
+    async def wait(self, id: str, **options: Any) -> Import:
+        return await asyncio.to_thread(self._imports.wait, id, **options)
+
+
 class AsyncClient:
     """``AsyncClient(base_url, token, ...)``: the options of ``Client``."""
 
@@ -214,6 +234,7 @@ class AsyncClient:
         self._client = Client(base_url, token, **options)
         self.memory = AsyncMemory(self._client.memory)
         self.items = AsyncItems(self._client.items)
+        self.imports = AsyncImports(self._client.imports)
         self.teams = AsyncTeams(self._client.teams)
         self.members = AsyncMembers(self._client.members)
         self.me = AsyncMe(self._client.me)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Literal, TypedDict, Union
 
 from ._generated import (
+    GetImportResponse,
+    ListImportsResponse,
     DiffVersionResponse,
     DismissStatementResponse,
     DismissStatementResponseDismissal,
@@ -104,3 +106,8 @@ class NotModified(TypedDict):
 
 
 MemoryResult = Union[ReadyMemory, EmptyMemory, PastMemory, Generating, NotModified]
+
+
+#: An import through the service (POST /imports): its status, how far it got, and its summary.
+Import = GetImportResponse
+ImportsList = ListImportsResponse
