@@ -47,7 +47,7 @@ export const importResponse = z.object({
 });
 
 const importQuery = z.object({
-  format: z.string().optional(),
+  format: z.enum(IMPORT_FORMATS as [string, ...string[]]).optional(),
   name: safeString().min(1).max(300).optional(),
   source: safeString().trim().min(1).max(100).optional(),
   modifiedAt: z

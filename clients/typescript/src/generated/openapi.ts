@@ -4975,7 +4975,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description One of mbox, eml, ics, vcf, slack, vtt, srt, markdown, github, chatgpt; by default told from the name's ending (.zip: slack) */
-                format?: string;
+                format?: "mbox" | "eml" | "ics" | "vcf" | "slack" | "vtt" | "srt" | "markdown" | "github" | "chatgpt";
                 /** @description The file's name (reports name it; its ending tells the format when format is absent) */
                 name?: string;
                 /** @description The items' source (default: the format's name) */
