@@ -12,7 +12,6 @@ import {
   IMPORT_CHUNK_BYTES,
   type ImportJob,
   type ImportProgress,
-  type ImportStore,
   MAX_IMPORT_BYTES,
   MAX_IMPORT_ERRORS,
   SERVICE_IMPORT_LIMITS,
@@ -22,9 +21,10 @@ import { isUuid } from "../domain/memory";
 import { parseSubjectKey } from "../domain/workspaces";
 import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS, type Pending } from "../import/batches";
 import { FORMATS } from "../import/formats";
-import type { ImportFile, ImportFileReader } from "../import/import-format";
+import type { ImportFile } from "../import/import-format";
 import { emptySummary, ImportTally, type Outcome } from "../import/run-import";
 import type { Caller } from "./caller";
+import { PlatformFailure, pieces, platform, uploadReader } from "./import-files";
 import { ingestItems } from "./items";
 import type { Services } from "./services";
 
@@ -32,8 +32,6 @@ export const IMPORT_FORMATS = Object.keys(FORMATS);
 
 /** Pieces of the upload written in one statement (4 MB). */
 const PIECES_PER_WRITE = 4;
-/** A refused upload is read to its end (see read-bounded.ts) up to Cloudflare's own request limit. */
-const MAX_DRAIN_BYTES = 100 * 1024 * 1024;
 
 export interface ImportRequest {
   format?: string;
@@ -95,7 +93,7 @@ export async function createImport(
     let seq = 0;
     let bytes = 0;
     let group: Uint8Array[] = [];
-    for await (const piece of pieces(body, IMPORT_CHUNK_BYTES, MAX_IMPORT_BYTES)) {
+    for await (const piece of pieces(body, IMPORT_CHUNK_BYTES, MAX_IMPORT_BYTES, tooLarge)) {
       bytes += piece.length;
       group.push(piece);
       if (group.length === PIECES_PER_WRITE) {
@@ -191,7 +189,10 @@ export async function runImport(
   const progress: ImportProgress = structuredClone(job.progress);
   const tally = new ImportTally(progress, job.source, MAX_IMPORT_ERRORS);
   const file: ImportFile = { path: job.name, relative: job.name, size: job.bytes, mtime: job.modifiedAt };
-  const events = format.read([file], { reader: uploadReader(store, job), limits: SERVICE_IMPORT_LIMITS });
+  const events = format.read([file], {
+    reader: uploadReader(store, job),
+    limits: SERVICE_IMPORT_LIMITS,
+  });
   let batch: Pending[] = [];
   let batchBytes = 0;
   let position = 0;
@@ -288,127 +289,8 @@ async function storeBatch(
   return outcomes;
 }
 
-/**
- * A failure of the database or the platform while an import runs (not of the file): rethrown as it was, so
- * the queue retries the message and the retry resumes from the last committed batch. Anything else thrown
- * while reading is the file's fault, and fails the import.
- */
-class PlatformFailure extends Error {
-  constructor(cause: unknown) {
-    super("platform failure", { cause });
-  }
-}
-
 /** The import was erased with its owner (or ended) while this run held it: nothing more is written. */
 class ImportGone extends Error {}
 
-async function platform<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    throw new PlatformFailure(error);
-  }
-}
-
-/** The stored upload as the format readers read a file: piece by piece, whole, or by ranges (a .zip). */
-function uploadReader(store: ImportStore, job: ImportJob): ImportFileReader {
-  const piece = async (seq: number) => {
-    const data = await platform(store.piece(job.id, seq));
-    if (!data) throw new Error(`piece ${seq} of the upload is missing`);
-    return data;
-  };
-  async function* chunks() {
-    for (let seq = 0; seq < job.chunks; seq++) yield await piece(seq);
-  }
-  return {
-    chunks,
-    async bytes() {
-      const out = new Uint8Array(job.bytes);
-      let offset = 0;
-      for await (const data of chunks()) {
-        out.set(data, offset);
-        offset += data.length;
-      }
-      return out;
-    },
-    async randomAccess() {
-      let cached: { seq: number; data: Uint8Array } | null = null;
-      const at = async (seq: number) => {
-        if (cached?.seq !== seq) cached = { seq, data: await piece(seq) };
-        return cached.data;
-      };
-      return {
-        size: job.bytes,
-        async read(offset, length) {
-          const end = Math.min(job.bytes, offset + length);
-          const out = new Uint8Array(Math.max(0, end - offset));
-          let filled = 0;
-          while (offset + filled < end) {
-            const seq = Math.floor((offset + filled) / IMPORT_CHUNK_BYTES);
-            const data = await at(seq);
-            const start = offset + filled - seq * IMPORT_CHUNK_BYTES;
-            const take = data.subarray(start, Math.min(data.length, start + (end - offset - filled)));
-            if (take.length === 0) break;
-            out.set(take, filled);
-            filled += take.length;
-          }
-          return out.subarray(0, filled);
-        },
-        close: async () => {},
-      };
-    },
-  };
-}
-
 const tooLarge = () =>
   new AppError("payload_too_large", `The file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
-
-/**
- * The body in pieces of exactly `size` bytes (the last one shorter). Past `maxBytes` the rest is read and
- * discarded (cancelling mid-upload stalls some proxies) and payload_too_large is thrown.
- */
-async function* pieces(
-  body: ReadableStream<Uint8Array>,
-  size: number,
-  maxBytes: number,
-): AsyncIterable<Uint8Array> {
-  const reader = body.getReader();
-  let current = new Uint8Array(size);
-  let filled = 0;
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await drain(reader, MAX_DRAIN_BYTES - total);
-      throw tooLarge();
-    }
-    let offset = 0;
-    while (offset < value.byteLength) {
-      const take = Math.min(size - filled, value.byteLength - offset);
-      current.set(value.subarray(offset, offset + take), filled);
-      filled += take;
-      offset += take;
-      if (filled === size) {
-        yield current;
-        current = new Uint8Array(size);
-        filled = 0;
-      }
-    }
-  }
-  if (filled > 0) yield current.subarray(0, filled);
-}
-
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<void> {
-  let left = limit;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    left -= value.byteLength;
-    if (left < 0) {
-      await reader.cancel();
-      return;
-    }
-  }
-}
