@@ -233,6 +233,39 @@ describe("POST /imports", () => {
     expect(done.summary.skippedReasons).toEqual({ "message over 4 MB (--max-record-mb)": 1 });
   });
 
+  it("imports a ChatGPT conversation whose messages are each other's parents (a cycle) once, in bounded time", async () => {
+    const user = newUser("cycle");
+    const message = (role: string, text: string, at: number) => ({
+      author: { role },
+      content: { content_type: "text", parts: [text] },
+      create_time: at,
+      recipient: "all",
+    });
+    const conversations = [
+      {
+        id: "conv-cycle",
+        title: "Going round",
+        create_time: 1_700_000_000,
+        current_node: "a",
+        mapping: {
+          a: {
+            id: "a",
+            parent: "b",
+            children: ["b"],
+            message: message("user", "Hello again", 1_700_000_001),
+          },
+          b: { id: "b", parent: "a", children: ["a"], message: message("assistant", "Hello", 1_700_000_000) },
+        },
+      },
+    ];
+    const file = bytes(JSON.stringify(conversations));
+    const started = Date.now();
+    const done = await settled(user, (await upload(user, file, "format=chatgpt&name=conversations.json")).id);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(done).toMatchObject({ status: "done", format: "chatgpt" });
+    expect(done.summary).toMatchObject({ records: 1, items: 1, created: 1 });
+  });
+
   it("keeps a note whose front matter is a YAML alias bomb, naming the problem, without expanding it", async () => {
     const user = newUser("aliasbomb");
     const levels = "abcdefghi".split("");
