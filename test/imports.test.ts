@@ -193,6 +193,28 @@ describe("POST /imports", () => {
     }
   });
 
+  it("takes the file from a multipart form too (a browser form), named by the form's file name", async () => {
+    const user = newUser("form");
+    const form = new FormData();
+    form.set("file", new File([fixtures.vcf["outlook-2003.vcf"]!], "outlook.vcf"));
+    const token = await tokenFor(user, READ_WRITE);
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request("http://local/imports", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      }) as Request<unknown, IncomingRequestCfProperties>,
+      env as Env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(res.status, await res.clone().text()).toBe(202);
+    const job = (await res.json()) as ImportAnswer;
+    expect(job).toMatchObject({ name: "outlook.vcf", format: "vcf" });
+    expect((await settled(user, job.id)).summary.created).toBeGreaterThan(0);
+  });
+
   it("refuses a file over the size limit, and an empty one, storing nothing", async () => {
     const user = newUser("big");
     const big = new Uint8Array(MAX_IMPORT_BYTES + 1);

@@ -64,7 +64,8 @@ export const createImport = operation({
   access: "items:write",
   summary: `Upload one export file (up to ${MB} MB) to import as the caller's items; read off the request path`,
   description:
-    "The body is the file itself. It is stored, then read by the import command's own readers in a queue " +
+    "The body is the file itself (or a multipart/form-data form whose field `file` is the file, its name " +
+    "the default `name`). It is stored, then read by the import command's own readers in a queue " +
     "consumer, in batches; poll GET /imports/{id} for the status and the summary. Items get the same " +
     "externalIds as with the command, so importing a file again writes nothing new.",
   query: importQuery,

@@ -1,7 +1,9 @@
 /** Imports through the service: the upload (streamed into the store), its status, the caller's list. */
 import { createImport, getImport, listImports } from "../../app/imports";
 import * as op from "../../contract/import-operations";
-import type { ImportJob } from "../../domain/imports";
+import { AppError } from "../../domain/errors";
+import { type ImportJob, MAX_IMPORT_BYTES } from "../../domain/imports";
+import { readBounded } from "../../read-bounded";
 import { route } from "../operation-routes";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -36,12 +38,16 @@ export const importJson = (job: ImportJob) => ({
 export const importRoutes = [
   route(op.createImport, async (c, { query }) => {
     const declared = Number(c.req.header("content-length") ?? Number.NaN);
+    const length = Number.isFinite(declared) ? declared : null;
+    const upload = /^multipart\/form-data/i.test(c.req.header("content-type") ?? "")
+      ? await formUpload(c.req.raw, length)
+      : { body: c.req.raw.body, bytes: length, name: undefined };
     const job = await createImport(
       c.get("services"),
       c.get("caller"),
-      query,
-      c.req.raw.body,
-      Number.isFinite(declared) ? declared : null,
+      { ...query, name: query.name ?? upload.name },
+      upload.body,
+      upload.bytes,
     );
     c.header("Location", `/imports/${job.id}`);
     return c.json(importJson(job), 202);
@@ -55,3 +61,30 @@ export const importRoutes = [
     c.json(importJson(await getImport(c.get("services"), c.get("caller"), params.id))),
   ),
 ];
+
+/** What a multipart form's body may add to the file (its boundaries and other fields). */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * A multipart/form-data upload (a browser form): its `file` field, and that file's name. The form is read
+ * whole, within the limit and what its boundaries and other fields add.
+ */
+async function formUpload(request: Request, length: number | null) {
+  const limit = MAX_IMPORT_BYTES + FORM_OVERHEAD_BYTES;
+  const tooLarge = () =>
+    new AppError("payload_too_large", `The file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+  if (length !== null && length > limit) throw tooLarge();
+  if (!request.body) throw new AppError("bad_request", "The request has no body: send the file as the body");
+  const bytes = await readBounded(request.body, limit, { drainLimitBytes: 100 * 1024 * 1024 });
+  if (!bytes) throw tooLarge();
+  const form = await new Response(bytes, {
+    headers: { "content-type": request.headers.get("content-type")! },
+  })
+    .formData()
+    .catch(() => null);
+  const file = form?.get("file");
+  if (!file || typeof file === "string") {
+    throw new AppError("bad_request", 'A form upload needs its file in a field named "file"');
+  }
+  return { body: file.stream(), bytes: file.size, name: file.name || undefined };
+}
