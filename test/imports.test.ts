@@ -465,6 +465,34 @@ describe("an import's runs", () => {
     expect(Number(stored.rows[0]!.n)).toBe(1200);
   });
 
+  it("end as failed when the file cannot be read on, with what was read before it stored and counted", async () => {
+    const user = newUser("unreadable");
+    const cards = (from: number, to: number) =>
+      Array.from(
+        { length: to - from },
+        (_, i) => `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:c-${from + i}\r\nFN:P ${from + i}\r\nEND:VCARD\r\n`,
+      ).join("");
+    // Two pieces of 1 MB; the second cannot be read back.
+    const file = bytes(cards(0, 20_000));
+    expect(file.length).toBeGreaterThan(1024 * 1024);
+    const s = servicesWithQueue([], (base) => ({
+      imports: {
+        ...base.imports,
+        piece: async (id, seq) => (seq === 1 ? null : base.imports.piece(id, seq)),
+      },
+    }));
+    const job = await createQueued(s, user, file);
+    expect(await runMessage(s, job.id, { ...budget, items: 100_000 })).toMatchObject({ failed: 1 });
+    const failed = await s.imports.get(user, job.id);
+    expect(failed).toMatchObject({ status: "failed" });
+    expect(failed!.failure).toMatch(/^reading stopped after record \d+: piece 1 of the upload is missing$/);
+    const { records, created } = failed!.progress;
+    expect(records).toBeGreaterThan(10_000);
+    expect(created).toBe(records);
+    const stored = await testDb().execute(sql`select count(*)::int as n from items where owner_id = ${user}`);
+    expect(Number(stored.rows[0]!.n)).toBe(created);
+  }, 60_000);
+
   it("end as failed, keeping how far they got, when the dead-letter queue receives their message", async () => {
     const user = newUser("dead");
     const s = servicesWithQueue([]);

@@ -240,6 +240,14 @@ export async function runImport(
     if (error instanceof PlatformFailure) throw error.cause;
     if (error instanceof ImportGone) return "finished";
     const message = error instanceof Error ? error.message : String(error);
+    // What was read before the reader stopped is stored, as the CLI imports what it read before an error.
+    try {
+      await commit();
+    } catch (failure) {
+      if (failure instanceof PlatformFailure) throw failure.cause;
+      if (failure instanceof ImportGone) return "finished";
+      throw failure;
+    }
     return fail(`reading stopped after record ${progress.records}: ${message}`, progress);
   }
   if (progress.items === 0 && progress.errors.length > 0) {
