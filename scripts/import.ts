@@ -6,12 +6,12 @@
  * 2 for a usage error. See README "Import your data".
  */
 import { pathToFileURL } from "node:url";
+import type { ApiItem } from "../src/import/batches";
+import { FORMATS } from "../src/import/formats";
+import { runImport } from "../src/import/run-import";
 import { parseImportArgs, USAGE, UsageError } from "./lib/import/args";
-import type { ApiItem } from "./lib/import/batches";
-import { FORMATS } from "./lib/import/formats";
-import { expandInputs, InputError } from "./lib/import/input-files";
+import { expandInputs, InputError, nodeFileReader } from "./lib/import/input-files";
 import { jsonLine, progressLine, samplesText, summaryTable } from "./lib/import/report";
-import { runImport } from "./lib/import/run-import";
 import { createSender, FatalSendError } from "./lib/import/sender";
 
 export async function main(argv: string[]): Promise<number> {
@@ -43,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       format: args.format,
       files: files.length,
       source: args.source ?? format.defaultSource,
-      events: format.read(files, { counter, date: args.date, limits: args.limits }),
+      events: format.read(files, { reader: nodeFileReader(counter), date: args.date, limits: args.limits }),
       send: sender?.send,
       concurrency: args.concurrency,
       samples: args.dryRun ? samples : undefined,

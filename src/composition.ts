@@ -21,6 +21,7 @@ import { createPgDismissalStore } from "./db/pg-dismissal-store";
 import { createPgEmbeddingIndex } from "./db/pg-embedding-index";
 import { createPgErasureStore } from "./db/pg-erasure-store";
 import { createPgHealthProbe } from "./db/pg-health-probe";
+import { createPgImportStore } from "./db/pg-import-store";
 import { createPgMemoryReader } from "./db/pg-memory-reader";
 import { createPgPeopleStore } from "./db/pg-people-store";
 import { createPgRunLedger } from "./db/pg-run-ledger";
@@ -51,6 +52,7 @@ import type { SchedulePolicy } from "./memory/run-schedule";
 import { invalidatingUpserts } from "./memory/served-memory";
 import { createAuditQueue } from "./queues/audit-queue";
 import { createEmbedQueue } from "./queues/embed-queue";
+import { createImportQueue } from "./queues/import-queue";
 import { createSweepQueue } from "./queues/sweep-queue";
 import { createWebhookEvents } from "./queues/webhook-queue";
 
@@ -127,6 +129,8 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
           clock,
           logFields: errorModel.logFields,
         }),
+      imports: (s) => createPgImportStore(s.db()),
+      importQueue: () => createImportQueue(env.IMPORT_QUEUE),
     },
     () => createDb(config),
   );

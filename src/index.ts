@@ -7,6 +7,7 @@ import { consumeAuditBatch, consumeAuditDeadLetters } from "./cron/audit-consume
 import { pruneAudit } from "./cron/audit-retention";
 import { runModelBackfillStart, runSweep } from "./cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "./cron/embed-consumer";
+import { consumeImportBatch, consumeImportDeadLetters } from "./cron/import-consumer";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
 import { consumeWebhookBatch, consumeWebhookDeadLetters } from "./cron/webhook-consumer";
 import { flushWebhookOutbox, WEBHOOK_OUTBOX_CRON } from "./cron/webhook-outbox-cron";
@@ -78,6 +79,12 @@ export default {
       case QUEUES.webhookDeadLetters:
         consumeWebhookDeadLetters(batch);
         return;
+      case QUEUES.imports:
+        await consumeImportBatch(batch, services);
+        return;
+      case QUEUES.importDeadLetters:
+        await consumeImportDeadLetters(batch, services);
+        return;
       default:
         // A queue bound to this worker without a consumer here: retrying cannot help, so it is left to
         // its dead-letter queue and logged.
@@ -95,4 +102,6 @@ const QUEUES = {
   auditDeadLetters: "unified-memory-audit-dlq",
   webhooks: "unified-memory-webhooks",
   webhookDeadLetters: "unified-memory-webhooks-dlq",
+  imports: "unified-memory-imports",
+  importDeadLetters: "unified-memory-imports-dlq",
 } as const;

@@ -6,6 +6,7 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ItemInput, UnifiedMemory, UnifiedMemoryError } from "../clients/typescript/src/index";
 import { newUserId, tokenFor } from "./support/auth";
+import { fixtures } from "./support/import-fixtures";
 import { warmUpWorker } from "./support/items";
 
 beforeAll(warmUpWorker);
@@ -42,6 +43,22 @@ describe("the TypeScript client in a Worker", () => {
     await expect(clientFor(newUserId("client-in-workers")).memory.get()).resolves.toMatchObject({
       status: "empty",
     });
+  });
+
+  it("uploads an export file and waits for its import, whose second upload changes nothing", async () => {
+    const um = clientFor(newUserId("client-in-workers"));
+    const file = new Blob([fixtures.vcf["gmail-list.vcf"]!]);
+    const options = { name: "contacts.vcf", modifiedAt: new Date("2024-05-01T00:00:00Z") };
+    const queued = await um.imports.upload(file, options);
+    expect(queued).toMatchObject({ format: "vcf", name: "contacts.vcf", source: "vcf" });
+    const seen: string[] = [];
+    const done = await um.imports.wait(queued.id, { interval: 100, onProgress: (j) => seen.push(j.status) });
+    expect(done).toMatchObject({ status: "done", failure: null });
+    expect(done.summary.created).toBeGreaterThan(0);
+    expect(seen.at(-1)).toBe("done");
+    const again = await um.imports.wait((await um.imports.upload(file, options)).id, { interval: 100 });
+    expect(again.summary).toMatchObject({ created: 0, unchanged: done.summary.created });
+    expect((await um.imports.list()).imports.map((i) => i.id)).toEqual([again.id, queued.id]);
   });
 
   it("throws a UnifiedMemoryError with the API's code", async () => {

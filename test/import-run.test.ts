@@ -1,10 +1,10 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jsonLine } from "../scripts/lib/import/report";
-import { type ImportSummary, runImport } from "../scripts/lib/import/run-import";
 import { createSender, type Fetch } from "../scripts/lib/import/sender";
 import { parseEmail } from "../src/import/email";
 import type { ImportEvent } from "../src/import/records";
+import { type ImportSummary, runImport } from "../src/import/run-import";
 import { newUserId, tokenFor } from "./support/auth";
 import { bytes, fixtures } from "./support/import-fixtures";
 import { call, json, warmUpWorker } from "./support/items";

@@ -7,6 +7,7 @@ import type { AuditSink, AuditStore } from "../domain/audit";
 import type { Clock } from "../domain/clock";
 import type { Embedder } from "../domain/embeddings";
 import type { HealthProbe } from "../domain/health";
+import type { ImportQueue, ImportStore } from "../domain/imports";
 import type { IngestAddresses } from "../domain/ingest-addresses";
 import type { EmbeddingIndex, EmbedQueue } from "../domain/item-embedding";
 import type { ItemStore } from "../domain/items";
@@ -72,6 +73,10 @@ export interface Services {
   webhooks: WebhookStore;
   /** Where webhook events go (the webhooks queue; dropped when the worker has none). */
   webhookEvents: WebhookEvents;
+  /** Imports through the service: each upload, its status and summary, and the file until it is read. */
+  imports: ImportStore;
+  /** Where a stored upload goes to be read (the imports queue). */
+  importQueue: ImportQueue;
   /** Runs work after the response (ctx.waitUntil in a request); awaited where there is no request. */
   defer(work: Promise<unknown>): Promise<void>;
 }

@@ -34,6 +34,11 @@ export interface RequestBody {
   required: boolean;
   /** Bytes of JSON the route reads at most (413 past it). */
   maxBytes: number;
+  /**
+   * A body that is not JSON (e.g. `application/octet-stream`, an uploaded file): the route does not read it;
+   * the handler streams it within `maxBytes`, and `schema` describes it for the document.
+   */
+  mediaType?: string;
   /** The schema the document shows, when it says more than the one that validates (defaults to `schema`). */
   documented?: z.ZodType;
 }

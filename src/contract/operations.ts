@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { itemInputSchema, MAX_BODY_BYTES, MAX_ITEMS_PER_REQUEST } from "../domain/item-schema";
 import * as res from "./answers";
+import { importOperations } from "./import-operations";
 import { memoryOperations } from "./memory-operations";
 import { type Answer, type Operation, operation } from "./operation";
 import { peopleOperations } from "./people-operations";
@@ -242,5 +243,6 @@ export const OPERATIONS: readonly Operation[] = [
   ...webhookOperations,
   ...signInOperations,
   ...peopleOperations,
+  ...importOperations,
   mcp,
 ];

@@ -97,6 +97,8 @@ export function createPgErasureStore(db: Db): ErasureStore {
           db.execute(sql`delete from person_corrections where author_key = ${subjectKey}`),
           // Dismissals are the subject's data too.
           db.execute(sql`delete from memory_dismissals where subject_id = ${subjectKey}`),
+          // Their imports and the files waiting in them; a run still going finds its import gone and stops.
+          db.execute(sql`delete from imports where owner_key = ${subjectKey}`),
           // Their private inbound-email address goes too: mail sent to it afterwards is refused.
           db.execute(sql`delete from ingest_addresses where owner_id = ${subjectKey}`),
           // And the sign-in codes they made (a code not yet used holds their token, sealed).

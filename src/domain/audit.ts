@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   "person.split",
   "person.distinct",
   "person.correction.withdraw",
+  "import.create",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -21,6 +21,7 @@ import { protectedResourceMetadataUrl } from "./protected-resource";
 import { adminEmbeddingsRoutes } from "./routes/admin-embeddings";
 import { auditRoutes } from "./routes/audit";
 import { healthRoutes } from "./routes/health";
+import { importRoutes } from "./routes/imports";
 import { ingestAddressRoutes } from "./routes/ingest-address";
 import { itemRoutes } from "./routes/items";
 import { meRoutes } from "./routes/me";
@@ -50,6 +51,7 @@ const ROUTES = [
   ...webhooksRoutes,
   ...signInRoutes,
   ...peopleRoutes,
+  ...importRoutes,
 ];
 
 export interface AppDeps {

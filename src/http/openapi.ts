@@ -97,7 +97,11 @@ function operationOf(op: Operation): Schema {
       ? {
           requestBody: {
             required: body.required,
-            content: { "application/json": { schema: schemaOf(body.documented ?? body.schema, "input") } },
+            content: {
+              [body.mediaType ?? "application/json"]: {
+                schema: schemaOf(body.documented ?? body.schema, "input"),
+              },
+            },
           },
         }
       : {}),

@@ -81,7 +81,7 @@ async function inputOf(c: Context<AppEnv>, op: Operation): Promise<Input<Operati
   return {
     params: op.params ? parsed(op.params, c.req.param(), "Path parameter") : {},
     query: op.query ? parsed(op.query, queryOf(c, op.query, op.lists ?? []), "Query parameter") : {},
-    body: op.body ? await bodyOf(c, op.body.required, op.body.maxBytes) : undefined,
+    body: op.body && !op.body.mediaType ? await bodyOf(c, op.body.required, op.body.maxBytes) : undefined,
   } as Input<Operation>;
 }
 

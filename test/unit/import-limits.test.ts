@@ -1,14 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { USAGE } from "../../scripts/lib/import/args";
-import { FORMATS } from "../../scripts/lib/import/formats";
-import { expandInputs } from "../../scripts/lib/import/input-files";
-import {
-  DEFAULT_LIMITS,
-  type ImportLimits,
-  LIMIT_FLAGS,
-  limitsFromFlags,
-} from "../../scripts/lib/import/limits";
+import { expandInputs, nodeFileReader } from "../../scripts/lib/import/input-files";
+import { FORMATS } from "../../src/import/formats";
+import { DEFAULT_LIMITS, type ImportLimits, LIMIT_FLAGS, limitsFromFlags } from "../../src/import/limits";
 import type { ImportEvent } from "../../src/import/records";
 import { collect } from "../support/import-events";
 import { zipOf } from "../support/import-hostile";
@@ -38,7 +33,7 @@ async function importEvents(format: string, paths: string[], limits: ImportLimit
   const definition = FORMATS[format]!;
   const files = await expandInputs(paths, definition.extensions);
   const events: ImportEvent[] = [];
-  for await (const event of definition.read(files, { counter: { read: 0, total: 0 }, limits }))
+  for await (const event of definition.read(files, { reader: nodeFileReader({ read: 0, total: 0 }), limits }))
     events.push(event);
   return collect(events);
 }

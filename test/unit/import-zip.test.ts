@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { unzipTextFiles, type ZipLimits, type ZipRead } from "../../scripts/lib/import/zip";
-import { bytesSource, type RandomAccess } from "../../scripts/lib/import/zip-directory";
+import { unzipTextFiles, type ZipLimits, type ZipRead } from "../../src/import/zip";
+import { bytesSource, type RandomAccess } from "../../src/import/zip-directory";
 import { zipOf } from "../support/import-hostile";
 
 const MB = 1024 * 1024;

@@ -9,7 +9,7 @@ import { readWranglerResources } from "../../scripts/lib/wrangler-config";
 const wranglerToml = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
 
 describe("the resources wrangler.toml names", () => {
-  it("are the project's four queues, their four dead-letter queues and the cache's KV binding", () => {
+  it("are the project's five queues, their five dead-letter queues and the cache's KV binding", () => {
     expect(readWranglerResources(wranglerToml)).toEqual({
       workerName: "unified-memory",
       queues: [
@@ -17,12 +17,14 @@ describe("the resources wrangler.toml names", () => {
         "unified-memory-embed",
         "unified-memory-audit",
         "unified-memory-webhooks",
+        "unified-memory-imports",
       ],
       deadLetterQueues: [
         "unified-memory-sweep-dlq",
         "unified-memory-embed-dlq",
         "unified-memory-audit-dlq",
         "unified-memory-webhooks-dlq",
+        "unified-memory-imports-dlq",
       ],
       kvNamespaces: [{ binding: "MEMORY_CACHE" }],
     });

@@ -442,3 +442,25 @@ class WebhooksManagement(ClientCase):
 
             asyncio.run(calls())
             self.assertEqual([(c.method, c.path) for c in api.calls], [("GET", "/base/webhooks"), ("POST", "/base/webhooks/w1/test")])
+class ImportsUpload(ClientCase):
+    def test_uploads_a_file_as_octet_stream_with_its_name_and_modification_time_then_waits_until_done(self) -> None:
+        import os
+        import tempfile
+
+        summary = {"records": 2, "items": 2, "created": 2, "updated": 0, "unchanged": 0, "skipped": 0, "rejected": 0, "skippedReasons": {}, "errors": []}
+        job = {"id": "11111111-1111-4111-8111-111111111111", "status": "queued", "summary": {**summary, "records": 0}}
+        with FakeApi([(202, job, {}), (200, {**job, "status": "running"}, {}), (200, {**job, "status": "done", "summary": summary}, {})]) as api:
+            client = self.client(api)
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "contacts.vcf")
+                with open(path, "wb") as handle:
+                    handle.write(b"BEGIN:VCARD\r\nEND:VCARD\r\n")
+                os.utime(path, (1714564800, 1714564800))
+                queued = client.imports.upload(path)
+            seen: List[str] = []
+            done = client.imports.wait(queued["id"], interval=0.5, on_progress=lambda j: seen.append(j["status"]))
+            upload = api.calls[0]
+            self.assertEqual((upload.method, upload.path, upload.headers["content-type"]), ("POST", "/base/imports", "application/octet-stream"))
+            self.assertEqual(upload.query, {"name": ["contacts.vcf"], "modifiedAt": ["2024-05-01T12:00:00+00:00"]})
+            self.assertEqual(upload.body, b"BEGIN:VCARD\r\nEND:VCARD\r\n")
+            self.assertEqual((seen, done["summary"]["created"], self.waits), (["running", "done"], 2, [0.5]))

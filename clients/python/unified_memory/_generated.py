@@ -476,7 +476,7 @@ class MyAuditResponseEvent(TypedDict):
     actor: str
     #: Whose memory or items (`ada`, `team:payments`), or erased:<hash>
     subject: str
-    action: Literal["memory.read", "memory.version.read", "memory.diff.read", "memory.versions.list", "memory.runs.list", "memory.dismissals.list", "item.read", "items.search", "item.delete", "item.unshare", "statement.dismiss", "dismissal.withdraw", "me.erase", "member.add", "member.remove", "team.change", "audit.export", "webhook.create", "webhook.update", "webhook.delete", "webhook.rotate_secret", "webhook.test", "people.read", "person.merge", "person.split", "person.distinct", "person.correction.withdraw"]
+    action: Literal["memory.read", "memory.version.read", "memory.diff.read", "memory.versions.list", "memory.runs.list", "memory.dismissals.list", "item.read", "items.search", "item.delete", "item.unshare", "statement.dismiss", "dismissal.withdraw", "me.erase", "member.add", "member.remove", "team.change", "audit.export", "webhook.create", "webhook.update", "webhook.delete", "webhook.rotate_secret", "webhook.test", "people.read", "person.merge", "person.split", "person.distinct", "person.correction.withdraw", "import.create"]
     channel: Literal["http", "mcp", "email", "cron"]
     #: The MCP client's name/version, else the User-Agent's product
     client: Optional[str]
@@ -785,6 +785,59 @@ DistinctPeopleResponse = ListPeopleCorrectionsResponseCorrection
 WithdrawPeopleCorrectionResponse = ListPeopleCorrectionsResponseCorrection
 
 
+class CreateImportResponseSummaryError(TypedDict):
+    file: str
+    position: str
+    message: str
+
+
+class CreateImportResponseSummary(TypedDict):
+    #: Records read from the file and accounted for so far
+    records: int
+    #: Records that became items to store
+    items: int
+    created: int
+    updated: int
+    unchanged: int
+    #: Records deliberately not imported (see skippedReasons)
+    skipped: int
+    #: Items the service refused (each also in errors, with why)
+    rejected: int
+    skippedReasons: Dict[str, int]
+    #: Records that could not be read or stored (the first 1,000)
+    errors: List[CreateImportResponseSummaryError]
+
+
+class CreateImportResponse(TypedDict):
+    id: str
+    format: Literal["mbox", "eml", "ics", "vcf", "slack", "vtt", "srt", "markdown", "github", "chatgpt"]
+    #: The uploaded file's name
+    name: str
+    #: The items' source
+    source: str
+    #: The file's modification time, as given (else the time of the upload)
+    modifiedAt: str
+    bytes: int
+    #: uploading, queued, running (records counts how far it got), done, or failed (see failure)
+    status: Literal["uploading", "queued", "running", "done", "failed"]
+    summary: CreateImportResponseSummary
+    #: Why the import failed; null otherwise
+    failure: Optional[str]
+    #: Runs of the import's queue consumer so far
+    runs: int
+    createdAt: str
+    startedAt: Optional[str]
+    finishedAt: Optional[str]
+    updatedAt: str
+
+
+class ListImportsResponse(TypedDict):
+    imports: List[CreateImportResponse]
+
+
+GetImportResponse = CreateImportResponse
+
+
 McpRequest = Dict[str, Any]
 
 
@@ -879,6 +932,9 @@ OPERATIONS: Dict[str, Operation] = {
     "splitPerson": Operation("POST", "/people/split", (), (), (201,)),
     "distinctPeople": Operation("POST", "/people/distinct", (), (), (201,)),
     "withdrawPeopleCorrection": Operation("DELETE", "/people/corrections/{id}", ("id",), (), (200,)),
+    "createImport": Operation("POST", "/imports", (), ("format", "name", "source", "modifiedAt"), (202,)),
+    "listImports": Operation("GET", "/imports", (), (), (200,)),
+    "getImport": Operation("GET", "/imports/{id}", ("id",), (), (200,)),
 }
 
 #: Each operation on the caller's own memory, and the same operation on a team's memory.

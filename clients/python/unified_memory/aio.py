@@ -15,6 +15,7 @@ from ._pages import Pages
 from ._time import Instant
 from .audit import Audit, Usage
 from .client import Client
+from .imports import FileInput, Imports
 from .items import Items, UpsertResult
 from .memory import Memory
 from .people import People
@@ -25,6 +26,8 @@ from .types import (
     CorrectionsList,
     Dismissal,
     Dismissed,
+    Import,
+    ImportsList,
     IngestAddress,
     Item,
     Member,
@@ -278,6 +281,21 @@ class AsyncWebhooks:
 
     async def deliveries(self, id: str) -> WebhookDeliveriesList:
         return await asyncio.to_thread(self._webhooks.deliveries, id)
+class AsyncImports:
+    def __init__(self, imports: Imports) -> None:
+        self._imports = imports
+
+    async def upload(self, file: FileInput, name: Optional[str] = None, **options: Any) -> Import:
+        return await asyncio.to_thread(self._imports.upload, file, name, **options)
+
+    async def get(self, id: str) -> Import:
+        return await asyncio.to_thread(self._imports.get, id)
+
+    async def list(self) -> ImportsList:
+        return await asyncio.to_thread(self._imports.list)
+
+    async def wait(self, id: str, **options: Any) -> Import:
+        return await asyncio.to_thread(self._imports.wait, id, **options)
 
 
 class AsyncClient:
@@ -287,6 +305,7 @@ class AsyncClient:
         self._client = Client(base_url, token, **options)
         self.memory = AsyncMemory(self._client.memory)
         self.items = AsyncItems(self._client.items)
+        self.imports = AsyncImports(self._client.imports)
         self.teams = AsyncTeams(self._client.teams)
         self.members = AsyncMembers(self._client.members)
         self.people = AsyncPeople(self._client.people)

@@ -7,6 +7,7 @@ from typing import Callable, Optional
 
 from ._transport import Transport
 from .audit import Audit, Usage
+from .imports import Imports
 from .items import Items
 from .memory import Memory
 from .webhooks import Webhooks
@@ -46,6 +47,8 @@ class Client:
         #: The caller's own memory.
         self.memory = Memory(transport, None)
         self.items = Items(transport)
+        #: Imports through the service: upload an export file, then follow its import.
+        self.imports = Imports(transport)
         #: Teams, and a team's memory: ``client.teams.memory("payments").get()``.
         self.teams = Teams(transport)
         self.members = Members(transport)

@@ -11,6 +11,8 @@ from ._generated import (
     ListPeopleResponse,
     ListPeopleResponsePeople,
     PeopleSuggestionsResponse,
+    GetImportResponse,
+    ListImportsResponse,
     DiffVersionResponse,
     DismissStatementResponse,
     DismissStatementResponseDismissal,
@@ -134,3 +136,8 @@ class NotModified(TypedDict):
 
 
 MemoryResult = Union[ReadyMemory, EmptyMemory, PastMemory, Generating, NotModified]
+
+
+#: An import through the service (POST /imports): its status, how far it got, and its summary.
+Import = GetImportResponse
+ImportsList = ListImportsResponse

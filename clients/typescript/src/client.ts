@@ -1,5 +1,6 @@
 /** The client: `new UnifiedMemory({ baseUrl, token })`, one property per part of the API. */
 import { AuditApi, UsageApi } from "./audit.js";
+import { ImportsApi } from "./imports.js";
 import { ItemsApi } from "./items.js";
 import { MemoryApi } from "./memory.js";
 import { PeopleApi } from "./people.js";
@@ -11,6 +12,8 @@ export class UnifiedMemory {
   /** The caller's own memory. */
   readonly memory: MemoryApi;
   readonly items: ItemsApi;
+  /** Imports through the service: upload an export file, then follow its import. */
+  readonly imports: ImportsApi;
   /** Teams, and a team's memory: `teams.memory("payments").get()`. */
   readonly teams: TeamsApi;
   readonly members: MembersApi;
@@ -28,6 +31,7 @@ export class UnifiedMemory {
     const transport = new Transport(options);
     this.memory = new MemoryApi(transport, null);
     this.items = new ItemsApi(transport);
+    this.imports = new ImportsApi(transport);
     this.teams = new TeamsApi(transport);
     this.members = new MembersApi(transport);
     this.people = new PeopleApi(transport);

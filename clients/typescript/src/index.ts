@@ -14,6 +14,7 @@ export { type ErrorCode, UnifiedMemoryError } from "./errors.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { API_VERSION } from "./generated/openapi.js";
 export { OPERATIONS, type OperationId } from "./generated/operations.js";
+export type { ImportsApi, UploadOptions, WaitOptions } from "./imports.js";
 export type { ItemProblem, SearchOptions, UpsertItemResult, UpsertOptions, UpsertResult } from "./items.js";
 export type { GetMemoryOptions, MemoryApi, MemoryResult, PageOptions } from "./memory.js";
 export type { Paginator } from "./pages.js";

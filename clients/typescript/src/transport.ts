@@ -42,6 +42,8 @@ export interface RequestOptions {
   /** A JSON body: a value to serialize, or text already serialized. */
   body?: unknown;
   bodyText?: string;
+  /** A body that is not JSON (an uploaded file), sent as application/octet-stream. */
+  bodyBytes?: Blob | ArrayBuffer | Uint8Array;
   headers?: Record<string, string>;
   /** False for requests whose 429 is an answer, not congestion (POST /memory/refresh). */
   retryRateLimited?: boolean;
@@ -96,7 +98,9 @@ export class Transport {
   async send(options: RequestOptions): Promise<Response> {
     const url = this.url(options.path, options.query);
     const bodyText =
-      options.bodyText ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+      options.bodyBytes !== undefined
+        ? undefined
+        : (options.bodyText ?? (options.body === undefined ? undefined : JSON.stringify(options.body)));
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.retries;
       let response: Response;
@@ -139,6 +143,10 @@ export class Transport {
       ...options.headers,
     };
     if (bodyText !== undefined) headers["content-type"] = "application/json";
+    if (options.bodyBytes !== undefined) headers["content-type"] = "application/octet-stream";
+    // A copy of a view (so its buffer is an ArrayBuffer of exactly its bytes, as fetch takes).
+    const bytes = options.bodyBytes;
+    const body = bytes instanceof Uint8Array ? bytes.slice() : (bytes ?? bodyText);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -151,7 +159,7 @@ export class Transport {
       return await this.fetch(url, {
         method: options.method,
         headers,
-        ...(bodyText === undefined ? {} : { body: bodyText }),
+        ...(body === undefined ? {} : { body }),
         signal: controller.signal,
       });
     } catch (cause) {

@@ -97,3 +97,7 @@ export type WebhookSecretRotated = JsonOf<"rotateWebhookSecret", 200>;
 export type WebhookDeliveriesList = JsonOf<"listWebhookDeliveries", 200>;
 /** One delivery of an event to the endpoint: status, attempts, the receiver's last answer or the error. */
 export type WebhookDelivery = WebhookDeliveriesList["deliveries"][number];
+/** An import through the service (POST /imports): its status, how far it got, and its summary. */
+export type Import = JsonOf<"getImport", 200>;
+export type ImportStatus = Import["status"];
+export type ImportsList = JsonOf<"listImports", 200>;

@@ -1,6 +1,6 @@
 /** `import <format> <path>... [--url] [--token] [--source] [--date] [--max-…-mb N] [--dry-run] [--json]` → options. */
 import { parseArgs } from "node:util";
-import { type ImportLimits, LIMIT_FLAGS, limitsFromFlags } from "./limits";
+import { type ImportLimits, LIMIT_FLAGS, limitsFromFlags } from "../../../src/import/limits";
 
 export interface ImportArgs {
   format: string;

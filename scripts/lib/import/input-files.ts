@@ -2,16 +2,11 @@
 import { createReadStream } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
-import type { RandomAccess } from "./zip-directory";
+import type { ImportFile, ImportFileReader } from "../../../src/import/import-format";
+import type { RandomAccess } from "../../../src/import/zip-directory";
 
-export interface InputFile {
-  /** The path as the user can find it. */
-  path: string;
-  /** Relative to the folder it was found in (the file name for a file given directly). */
-  relative: string;
-  size: number;
-  mtime: Date;
-}
+/** A file found on disk. */
+export type InputFile = ImportFile;
 
 /** Counts bytes read, for the progress line. */
 export interface ByteCounter {
@@ -50,19 +45,22 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function readBytes(file: InputFile, counter: ByteCounter): Promise<Uint8Array> {
-  const bytes = new Uint8Array(await readFile(file.path));
-  counter.read += bytes.length;
-  return bytes;
-}
-
-/** UTF-8 text (a byte-order mark removed). */
-export async function readText(file: InputFile, counter: ByteCounter): Promise<string> {
-  return new TextDecoder("utf-8").decode(await readBytes(file, counter));
+/** The files on disk, read through Node's fs; every byte read is counted (the progress line). */
+export function nodeFileReader(counter: ByteCounter): ImportFileReader {
+  const bytes = async (file: ImportFile) => {
+    const data = new Uint8Array(await readFile(file.path));
+    counter.read += data.length;
+    return data;
+  };
+  return {
+    bytes,
+    chunks: (file) => readChunks(file, counter),
+    randomAccess: (file) => openRandomAccess(file, counter),
+  };
 }
 
 /** The file in chunks, without holding it whole. */
-export async function* readChunks(file: InputFile, counter: ByteCounter): AsyncIterable<Uint8Array> {
+async function* readChunks(file: ImportFile, counter: ByteCounter): AsyncIterable<Uint8Array> {
   for await (const chunk of createReadStream(file.path, { highWaterMark: 1024 * 1024 })) {
     const bytes = chunk as Buffer;
     counter.read += bytes.length;
@@ -71,8 +69,8 @@ export async function* readChunks(file: InputFile, counter: ByteCounter): AsyncI
 }
 
 /** The file as a RandomAccess (a .zip is read by ranges, never whole); `close` releases the handle. */
-export async function openRandomAccess(
-  file: InputFile,
+async function openRandomAccess(
+  file: ImportFile,
   counter: ByteCounter,
 ): Promise<RandomAccess & { close(): Promise<void> }> {
   const handle = await open(file.path, "r");

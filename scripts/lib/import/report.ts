@@ -1,6 +1,6 @@
 /** What the import prints: the progress line (terminal only), the summary table, the JSON line. */
-import type { ApiItem } from "./batches";
-import type { ImportSummary } from "./run-import";
+import type { ApiItem } from "../../../src/import/batches";
+import type { ImportSummary } from "../../../src/import/run-import";
 
 export function progressLine(
   summary: ImportSummary,

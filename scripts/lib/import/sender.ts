@@ -5,8 +5,8 @@
  * in the CLI and, in the tests, against the worker itself.
  */
 import { type ItemInput, UnifiedMemory, UnifiedMemoryError } from "../../../clients/typescript/src/index";
-import type { UpsertStatus } from "../../../src/domain/items";
-import type { Pending } from "./batches";
+import type { Pending } from "../../../src/import/batches";
+import type { Outcome } from "../../../src/import/run-import";
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -18,10 +18,6 @@ export interface SenderOptions {
   /** Waits before a retry (replaced in tests); the default sleeps. */
   wait?: (ms: number) => Promise<void>;
 }
-
-export type Outcome =
-  | { type: "stored"; entry: Pending; status: UpsertStatus }
-  | { type: "failed"; entry: Pending; message: string };
 
 export class FatalSendError extends Error {}
 

@@ -29,7 +29,7 @@ export class ApiError extends Error {
 /**
  * @typedef {{ status: number, body: unknown, headers: Headers }} Answer
  * @typedef {Record<string, string | number | string[] | null | undefined>} Query
- * @typedef {{ params?: Record<string, string>, query?: Query, body?: unknown }} RequestOptions
+ * @typedef {{ params?: Record<string, string>, query?: Query, body?: unknown, file?: Blob }} RequestOptions
  */
 
 /**
@@ -110,7 +110,7 @@ export function apiUrl(path, query = {}) {
  * One request; any status below 400 is an answer, anything else throws ApiError.
  * @param {"GET" | "POST" | "PUT" | "PATCH" | "DELETE"} method
  * @param {string} path
- * @param {{ query?: Query, body?: unknown }} [options]
+ * @param {{ query?: Query, body?: unknown, file?: Blob }} [options] `file`: a body sent as it is (an upload)
  * @returns {Promise<Answer>}
  */
 export async function call(method, path, options = {}) {
@@ -119,10 +119,12 @@ export async function call(method, path, options = {}) {
   const token = currentToken();
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
+  if (options.file !== undefined) headers["content-type"] = "application/octet-stream";
+  const sent = options.file ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const response = await fetch(apiUrl(path, options.query), {
     method,
     headers,
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    ...(sent === undefined ? {} : { body: sent }),
     credentials: "omit",
     cache: "no-store",
   });

@@ -11,7 +11,8 @@ import { OPERATIONS } from "./operations.js";
 
 /**
  * @typedef {operations["health"]["responses"][200]["content"]["application/json"]} Health
- * @typedef {{ paths?: Record<string, { get?: { parameters?: { name?: string, schema?: { enum?: unknown[] } }[] } }> }} Contract
+ * @typedef {{ parameters?: { name?: string, schema?: { enum?: unknown[] } }[] }} ContractOperation
+ * @typedef {{ paths?: Record<string, { get?: ContractOperation, post?: ContractOperation }> }} Contract
  */
 
 /** @type {Promise<Contract> | undefined} */
@@ -20,17 +21,19 @@ let contract;
 let health;
 
 /**
- * The values the contract lists for the query parameter `name` of a GET operation (its enum); none when it
+ * The values the contract lists for the query parameter `name` of an operation (its enum); none when it
  * lists none or cannot be read (then read again next time).
- * @param {"workspaceAudit"} id
+ * @param {"searchItems" | "workspaceAudit" | "createImport"} id
  * @param {string} name
  * @returns {Promise<string[]>}
  */
 async function queryValues(id, name) {
   try {
     contract ??= /** @type {Promise<Contract>} */ (answerOf("openapi"));
-    const path = OPERATIONS[id].path;
-    const parameter = (await contract).paths?.[path]?.get?.parameters?.find((p) => p.name === name);
+    const { path, method } = OPERATIONS[id];
+    const operations = (await contract).paths?.[path];
+    const operation = method === "POST" ? operations?.post : operations?.get;
+    const parameter = operation?.parameters?.find((p) => p.name === name);
     return (parameter?.schema?.enum ?? []).filter((v) => typeof v === "string");
   } catch {
     contract = undefined;
@@ -56,3 +59,6 @@ export const searchModes = async () => (await service())?.search.modes ?? [];
 export const fakeModel = async () => (await service())?.llm.fake === true;
 
 export const auditActions = () => queryValues("workspaceAudit", "action");
+
+/** The formats POST /imports reads (the import command's). */
+export const importFormats = () => queryValues("createImport", "format");

@@ -11,6 +11,7 @@ import { renderMembers } from "./pages/admin-members.js";
 import { renderAdminTeams } from "./pages/admin-teams.js";
 import { renderAdminUsage } from "./pages/admin-usage.js";
 import { renderWebhooks } from "./pages/admin-webhooks.js";
+import { renderImport } from "./pages/import.js";
 import { renderItem } from "./pages/item.js";
 import { renderMemory } from "./pages/memory.js";
 import { renderMyActivity } from "./pages/my-activity.js";
@@ -74,6 +75,12 @@ export const PAGES = {
     title: "My activity",
     render: renderMyActivity,
     nav: { label: "My activity", href: "/console/activity", group: "main" },
+    signedIn: true,
+  },
+  import: {
+    title: "Import",
+    render: renderImport,
+    nav: { label: "Import", href: "/console/import", group: "main" },
     signedIn: true,
   },
   item: { title: "Item", render: renderItem, signedIn: true },

@@ -908,6 +908,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's imports, newest first (the last 100) */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Upload one export file (up to 25 MB) to import as the caller's items; read off the request path
+         * @description The body is the file itself (or a multipart/form-data form whose field `file` is the file, its name the default `name`). It is stored, then read by the import command's own readers in a queue consumer, in batches; poll GET /imports/{id} for the status and the summary. Items get the same externalIds as with the command, so importing a file again writes nothing new.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One import of the caller's: its status, how far it got, and its summary */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -3967,7 +4005,7 @@ export interface operations {
                 /** @description Only events of this actor (a user id, or erased:<hash>) */
                 actor?: string;
                 /** @description Only this action */
-                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw" | "import.create";
                 /** @description Only events at or after this instant (ISO 8601) */
                 since?: string;
                 /** @description Only events before this instant */
@@ -4001,7 +4039,7 @@ export interface operations {
                             /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                             subject: string;
                             /** @enum {string} */
-                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw" | "import.create";
                             /** @enum {string} */
                             channel: "http" | "mcp" | "email" | "cron";
                             /** @description The MCP client's name/version, else the User-Agent's product */
@@ -4167,7 +4205,7 @@ export interface operations {
                 /** @description Only events about this subject (`ada`, `team:payments`) */
                 subject?: string;
                 /** @description Only this action */
-                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
+                action?: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw" | "import.create";
                 /** @description Only events at or after this instant (ISO 8601) */
                 since?: string;
                 /** @description Only events before this instant */
@@ -4203,7 +4241,7 @@ export interface operations {
                             /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                             subject: string;
                             /** @enum {string} */
-                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
+                            action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw" | "import.create";
                             /** @enum {string} */
                             channel: "http" | "mcp" | "email" | "cron";
                             /** @description The MCP client's name/version, else the User-Agent's product */
@@ -4239,7 +4277,7 @@ export interface operations {
                         /** @description Whose memory or items (`ada`, `team:payments`), or erased:<hash> */
                         subject: string;
                         /** @enum {string} */
-                        action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw";
+                        action: "memory.read" | "memory.version.read" | "memory.diff.read" | "memory.versions.list" | "memory.runs.list" | "memory.dismissals.list" | "item.read" | "items.search" | "item.delete" | "item.unshare" | "statement.dismiss" | "dismissal.withdraw" | "me.erase" | "member.add" | "member.remove" | "team.change" | "audit.export" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "people.read" | "person.merge" | "person.split" | "person.distinct" | "person.correction.withdraw" | "import.create";
                         /** @enum {string} */
                         channel: "http" | "mcp" | "email" | "cron";
                         /** @description The MCP client's name/version, else the User-Agent's product */
@@ -5899,6 +5937,348 @@ export interface operations {
                 };
             };
             /** @description No such active correction about identifiers the caller sees */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Imports */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imports: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            format: "mbox" | "eml" | "ics" | "vcf" | "slack" | "vtt" | "srt" | "markdown" | "github" | "chatgpt";
+                            /** @description The uploaded file's name */
+                            name: string;
+                            /** @description The items' source */
+                            source: string;
+                            /**
+                             * Format: date-time
+                             * @description The file's modification time, as given (else the time of the upload)
+                             */
+                            modifiedAt: string;
+                            bytes: number;
+                            /**
+                             * @description uploading, queued, running (records counts how far it got), done, or failed (see failure)
+                             * @enum {string}
+                             */
+                            status: "uploading" | "queued" | "running" | "done" | "failed";
+                            summary: {
+                                /** @description Records read from the file and accounted for so far */
+                                records: number;
+                                /** @description Records that became items to store */
+                                items: number;
+                                created: number;
+                                updated: number;
+                                unchanged: number;
+                                /** @description Records deliberately not imported (see skippedReasons) */
+                                skipped: number;
+                                /** @description Items the service refused (each also in errors, with why) */
+                                rejected: number;
+                                skippedReasons: {
+                                    [key: string]: number;
+                                };
+                                /** @description Records that could not be read or stored (the first 1,000) */
+                                errors: {
+                                    file: string;
+                                    position: string;
+                                    message: string;
+                                }[];
+                            };
+                            /** @description Why the import failed; null otherwise */
+                            failure: string | null;
+                            /** @description Runs of the import's queue consumer so far */
+                            runs: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: {
+                /** @description One of mbox, eml, ics, vcf, slack, vtt, srt, markdown, github, chatgpt; by default told from the name's ending (.zip: slack) */
+                format?: "mbox" | "eml" | "ics" | "vcf" | "slack" | "vtt" | "srt" | "markdown" | "github" | "chatgpt";
+                /** @description The file's name (reports name it; its ending tells the format when format is absent) */
+                name?: string;
+                /** @description The items' source (default: the format's name) */
+                source?: string;
+                /** @description The file's modification time (ISO 8601): the date of records without one of their own (a vCard without REV, a transcript without a date in its name), as the import command takes it from the file; give it so a second upload of the same file changes nothing (default: the time of the upload) */
+                modifiedAt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored and queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        format: "mbox" | "eml" | "ics" | "vcf" | "slack" | "vtt" | "srt" | "markdown" | "github" | "chatgpt";
+                        /** @description The uploaded file's name */
+                        name: string;
+                        /** @description The items' source */
+                        source: string;
+                        /**
+                         * Format: date-time
+                         * @description The file's modification time, as given (else the time of the upload)
+                         */
+                        modifiedAt: string;
+                        bytes: number;
+                        /**
+                         * @description uploading, queued, running (records counts how far it got), done, or failed (see failure)
+                         * @enum {string}
+                         */
+                        status: "uploading" | "queued" | "running" | "done" | "failed";
+                        summary: {
+                            /** @description Records read from the file and accounted for so far */
+                            records: number;
+                            /** @description Records that became items to store */
+                            items: number;
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            /** @description Records deliberately not imported (see skippedReasons) */
+                            skipped: number;
+                            /** @description Items the service refused (each also in errors, with why) */
+                            rejected: number;
+                            skippedReasons: {
+                                [key: string]: number;
+                            };
+                            /** @description Records that could not be read or stored (the first 1,000) */
+                            errors: {
+                                file: string;
+                                position: string;
+                                message: string;
+                            }[];
+                        };
+                        /** @description Why the import failed; null otherwise */
+                        failure: string | null;
+                        /** @description Runs of the import's queue consumer so far */
+                        runs: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description No body, an empty file, an unknown format, or a name whose format cannot be told */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is larger than 25 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is not answering (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        format: "mbox" | "eml" | "ics" | "vcf" | "slack" | "vtt" | "srt" | "markdown" | "github" | "chatgpt";
+                        /** @description The uploaded file's name */
+                        name: string;
+                        /** @description The items' source */
+                        source: string;
+                        /**
+                         * Format: date-time
+                         * @description The file's modification time, as given (else the time of the upload)
+                         */
+                        modifiedAt: string;
+                        bytes: number;
+                        /**
+                         * @description uploading, queued, running (records counts how far it got), done, or failed (see failure)
+                         * @enum {string}
+                         */
+                        status: "uploading" | "queued" | "running" | "done" | "failed";
+                        summary: {
+                            /** @description Records read from the file and accounted for so far */
+                            records: number;
+                            /** @description Records that became items to store */
+                            items: number;
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            /** @description Records deliberately not imported (see skippedReasons) */
+                            skipped: number;
+                            /** @description Items the service refused (each also in errors, with why) */
+                            rejected: number;
+                            skippedReasons: {
+                                [key: string]: number;
+                            };
+                            /** @description Records that could not be read or stored (the first 1,000) */
+                            errors: {
+                                file: string;
+                                position: string;
+                                message: string;
+                            }[];
+                        };
+                        /** @description Why the import failed; null otherwise */
+                        failure: string | null;
+                        /** @description Runs of the import's queue consumer so far */
+                        runs: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the items:write scope, or the token's user was removed from the workspace (until an admin adds them back) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import of the caller's by that id */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -66,6 +66,9 @@ export const OPERATIONS = {
   splitPerson: { method: "POST", path: "/people/split", params: [], query: [], answers: [201] },
   distinctPeople: { method: "POST", path: "/people/distinct", params: [], query: [], answers: [201] },
   withdrawPeopleCorrection: { method: "DELETE", path: "/people/corrections/{id}", params: ["id"], query: [], answers: [200] },
+  createImport: { method: "POST", path: "/imports", params: [], query: ["format","name","source","modifiedAt"], answers: [202] },
+  listImports: { method: "GET", path: "/imports", params: [], query: [], answers: [200] },
+  getImport: { method: "GET", path: "/imports/{id}", params: ["id"], query: [], answers: [200] },
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;

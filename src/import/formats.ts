@@ -3,24 +3,23 @@
  * reader that turns the input files into ImportEvents. The pure parsers live in src/import; this file adds
  * the file reading and streaming around them.
  */
-import { parseEmail } from "../../../src/import/email";
-import { parseIcs } from "../../../src/import/ics";
-import { MboxSplitter } from "../../../src/import/mbox";
-import type { ImportEvent } from "../../../src/import/records";
-import { VcfParser } from "../../../src/import/vcf";
+import { parseEmail } from "./email";
 import { OTHER_FORMATS } from "./formats-other";
-import type { ImportFormat } from "./import-format";
-import { type InputFile, readBytes, readChunks, readText } from "./input-files";
+import { parseIcs } from "./ics";
+import { type ImportFile, type ImportFormat, readText } from "./import-format";
 import { type ImportLimits, limitText, oversizedFile } from "./limits";
+import { MboxSplitter } from "./mbox";
+import type { ImportEvent } from "./records";
+import { VcfParser } from "./vcf";
 
 const mbox: ImportFormat = {
   defaultSource: "mbox",
   extensions: [".mbox", ".mbx", ".mbs"],
-  async *read(files, { counter, limits }) {
+  async *read(files, { reader, limits }) {
     for (const file of files) {
       const splitter = new MboxSplitter({ maxMessageBytes: limits.maxRecordBytes });
       let messages = 0;
-      for await (const chunk of readChunks(file, counter)) {
+      for await (const chunk of reader.chunks(file)) {
         for (const piece of splitter.push(chunk)) {
           messages++;
           yield await mboxEvent(file, piece, limits);
@@ -37,7 +36,7 @@ const mbox: ImportFormat = {
 };
 
 async function mboxEvent(
-  file: InputFile,
+  file: ImportFile,
   piece: ReturnType<MboxSplitter["push"]>[number],
   limits: ImportLimits,
 ): Promise<ImportEvent> {
@@ -67,14 +66,14 @@ async function mboxEvent(
 const eml: ImportFormat = {
   defaultSource: "eml",
   extensions: [".eml"],
-  async *read(files, { counter, limits }) {
+  async *read(files, { reader, limits }) {
     for (const file of files) {
       const at = { file: file.path, position: "message" };
       if (file.size > limits.maxRecordBytes) {
         yield { type: "skipped", reason: `message over ${limitText(limits, "maxRecordBytes")}`, at };
         continue;
       }
-      yield await parseEmail(await readBytes(file, counter), at, { fallbackDate: file.mtime.toISOString() });
+      yield await parseEmail(await reader.bytes(file), at, { fallbackDate: file.mtime.toISOString() });
     }
   },
 };
@@ -82,11 +81,11 @@ const eml: ImportFormat = {
 const ics: ImportFormat = {
   defaultSource: "ics",
   extensions: [".ics", ".ical", ".ifb"],
-  async *read(files, { counter, limits }) {
+  async *read(files, { reader, limits }) {
     for (const file of files) {
       const tooBig = oversizedFile(file, limits);
       if (tooBig) yield tooBig;
-      else yield* parseIcs({ path: file.path, text: await readText(file, counter) });
+      else yield* parseIcs({ path: file.path, text: await readText(reader, file) });
     }
   },
 };
@@ -94,7 +93,7 @@ const ics: ImportFormat = {
 const vcf: ImportFormat = {
   defaultSource: "vcf",
   extensions: [".vcf", ".vcard"],
-  async *read(files, { counter, limits }) {
+  async *read(files, { reader, limits }) {
     for (const file of files) {
       const parser = new VcfParser(file.path, {
         fallbackDate: file.mtime.toISOString(),
@@ -102,7 +101,7 @@ const vcf: ImportFormat = {
         maxCardBytes: limits.maxRecordBytes,
         cardLimit: limitText(limits, "maxRecordBytes"),
       });
-      for await (const chunk of readChunks(file, counter)) yield* parser.push(chunk);
+      for await (const chunk of reader.chunks(file)) yield* parser.push(chunk);
       yield* parser.end();
     }
   },

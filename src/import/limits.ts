@@ -2,7 +2,7 @@
  * The import's size limits: one place for their CLI flags (in MB), their defaults and what each bounds.
  * A hostile or broken export stops at a limit with a reason instead of exhausting memory or time.
  */
-import type { ImportEvent } from "../../../src/import/records";
+import type { ImportEvent } from "./records";
 
 export interface ImportLimits {
   /** A file read whole: on disk (.ics, .vtt/.srt, a Markdown note, a Slack JSON file) or inside a .zip. */

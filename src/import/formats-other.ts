@@ -2,20 +2,19 @@
  * Registry entries for chat, transcripts, notes, GitHub and ChatGPT: the pure parsers in src/import/
  * (slack.ts, transcript.ts, markdown.ts, github.ts, chatgpt.ts) fed with the files the command reads.
  */
-import { chatgptEvent } from "../../../src/import/chatgpt";
-import { githubEvent } from "../../../src/import/github";
-import { type JsonRecord, JsonRecordSplitter } from "../../../src/import/json-records";
-import { MarkdownFolder } from "../../../src/import/markdown";
-import type { ImportEvent } from "../../../src/import/records";
-import { type ExportFile, parseSlackExport } from "../../../src/import/slack";
-import { parseSrt, parseVtt } from "../../../src/import/transcript";
-import type { ImportFormat, ReadContext } from "./import-format";
-import { type InputFile, openRandomAccess, readChunks, readText } from "./input-files";
+import { chatgptEvent } from "./chatgpt";
+import { githubEvent } from "./github";
+import { type ImportFile, type ImportFormat, type ReadContext, readText } from "./import-format";
+import { type JsonRecord, JsonRecordSplitter } from "./json-records";
 import { limitText, oversizedFile } from "./limits";
+import { MarkdownFolder } from "./markdown";
+import type { ImportEvent } from "./records";
+import { type ExportFile, parseSlackExport } from "./slack";
+import { parseSrt, parseVtt } from "./transcript";
 import { unzipTextFiles } from "./zip";
 
 /** A date in a file name (`2024-03-05`, `20240305`), else the file's modification time. */
-function transcriptDate(file: InputFile, date: string | undefined): string {
+function transcriptDate(file: ImportFile, date: string | undefined): string {
   if (date) return date;
   const m = /(\d{4})-?(\d{2})-?(\d{2})/.exec(file.relative);
   return m ? `${m[1]}-${m[2]}-${m[3]}T00:00:00.000Z` : file.mtime.toISOString();
@@ -26,16 +25,16 @@ function transcriptDate(file: InputFile, date: string | undefined): string {
  * per-file and per-export limits, or loose files within the same limits. What cannot be read is an error.
  */
 async function* slackFiles(
-  files: InputFile[],
-  { counter, limits }: ReadContext,
+  files: ImportFile[],
+  { reader, limits }: ReadContext,
   found: ExportFile[],
 ): AsyncIterable<ImportEvent> {
   let loose = 0;
   // Shallow files first: the export's lists before its day files (see zip.ts).
-  const depth = (file: InputFile) => file.relative.split(/[\\/]/).length;
+  const depth = (file: ImportFile) => file.relative.split(/[\\/]/).length;
   for (const file of [...files].sort((a, b) => depth(a) - depth(b))) {
     if (file.path.toLowerCase().endsWith(".zip")) {
-      const archive = await openRandomAccess(file, counter);
+      const archive = await reader.randomAccess(file);
       try {
         const entries = unzipTextFiles(archive, (name) => name.endsWith(".json"), {
           maxEntryBytes: limits.maxFileBytes,
@@ -63,21 +62,21 @@ async function* slackFiles(
       yield { type: "error", message, at: { file: file.path, position: "file" } };
       return;
     }
-    found.push({ path: file.relative, text: await readText(file, counter) });
+    found.push({ path: file.relative, text: await readText(reader, file) });
   }
 }
 
 /** A JSON export streamed record by record, each turned into its event. */
 async function* jsonEvents(
-  file: InputFile,
-  { counter, limits }: ReadContext,
+  file: ImportFile,
+  { reader, limits }: ReadContext,
   event: (record: JsonRecord, path: string) => ImportEvent,
 ): AsyncIterable<ImportEvent> {
   const splitter = new JsonRecordSplitter({
     maxRecordBytes: limits.maxRecordBytes,
     recordLimit: limitText(limits, "maxRecordBytes"),
   });
-  for await (const chunk of readChunks(file, counter)) {
+  for await (const chunk of reader.chunks(file)) {
     for (const record of splitter.push(chunk)) yield event(record, file.path);
   }
   for (const record of splitter.end()) yield event(record, file.path);
@@ -85,8 +84,8 @@ async function* jsonEvents(
 
 /** A transcript read whole, within the per-file limit. */
 async function* transcript(
-  files: InputFile[],
-  { counter, date, limits }: ReadContext,
+  files: ImportFile[],
+  { reader, date, limits }: ReadContext,
   parse: typeof parseVtt,
 ): AsyncIterable<ImportEvent> {
   for (const file of files) {
@@ -94,7 +93,7 @@ async function* transcript(
     if (tooBig) yield tooBig;
     else
       yield* parse(
-        { path: file.path, text: await readText(file, counter) },
+        { path: file.path, text: await readText(reader, file) },
         { date: transcriptDate(file, date) },
       );
   }
@@ -123,14 +122,14 @@ export const OTHER_FORMATS: Record<string, ImportFormat> = {
   markdown: {
     defaultSource: "markdown",
     extensions: [".md", ".markdown"],
-    async *read(files, { counter, limits }) {
+    async *read(files, { reader, limits }) {
       // Notes are read one at a time; the links resolve against every path in the folder.
       const folder = new MarkdownFolder(files.map((f) => f.relative));
       for (const file of files) {
         const tooBig = oversizedFile(file, limits);
         if (tooBig) yield tooBig;
         else {
-          const text = await readText(file, counter);
+          const text = await readText(reader, file);
           yield folder.event({ path: file.relative, text, fileTime: file.mtime.toISOString() });
         }
       }

@@ -1,5 +1,5 @@
 /** Groups import items into POST /items batches: at most 500 items and 5 MB of JSON each. */
-import type { ImportItem, RecordPosition } from "../../../src/import/records";
+import type { ImportItem, RecordPosition } from "./records";
 
 export const MAX_BATCH_ITEMS = 500;
 /** Under the API's 5 MB so the `{"items":[…]}` wrapper and commas always fit. */
