@@ -29,6 +29,7 @@ describe("parseConfig", () => {
       issuer: undefined,
       audience: undefined,
       workspaceClaim: "org_id",
+      emailClaim: "email",
     });
     expect(config.memory.ttlMs).toBe(24 * 3600_000);
     expect(config.llm.generator).toBeUndefined();
@@ -75,6 +76,7 @@ describe("parseConfig", () => {
       issuer: "https://id.example",
       audience: "api",
       workspaceClaim: "org_id",
+      emailClaim: "email",
     });
     expect(parseConfig({ ...valid, AUTH_WORKSPACE_CLAIM: "tenant" }).auth.workspaceClaim).toBe("tenant");
   });

@@ -9,6 +9,8 @@ describe("GET /health", () => {
       status: "ok",
       database: "ok",
       embedder: { status: "not_configured" },
+      llm: { status: "configured", fake: false },
+      search: { modes: ["keyword"], default: "keyword" },
     });
   });
 

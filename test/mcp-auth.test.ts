@@ -127,7 +127,7 @@ describe("POST /mcp authentication", () => {
       fetch: allowed.fetch,
       headers: { origin: "https://app.example" },
     });
-    expect((await client.listTools()).tools.length).toBe(10);
+    expect((await client.listTools()).tools.length).toBe(12);
   });
 });
 

@@ -177,8 +177,16 @@ describe.each(["user", "team"] as const)("statements of a %s memory over MCP", (
     const read = await c.callTool("get_memory", { ...s.team, format: "json" });
     expect((read.structuredContent!.statements as { id: string }[]).map((st) => st.id)).toEqual(["s-leads"]);
     const diff = await c.callTool("diff_memory", { ...s.team });
+    // The diff lists the dismissal too, with its reason and the dismissed words.
     expect(diff.structuredContent).toMatchObject({
-      removed: [{ statement: { id: "s-reviews" }, reason: "dropped" }],
+      removed: [
+        { statement: { id: "s-reviews" }, reason: "dropped" },
+        {
+          statement: { id: "s-async", text: "Prefers async" },
+          reason: "dismissed",
+          dismissal: { reason: "Not any more" },
+        },
+      ],
     });
     const again = await c.callTool("dismiss_statement", { ...s.team, id: "s-async" });
     expect(again.structuredContent).toMatchObject({ error: { code: "not_found" } });

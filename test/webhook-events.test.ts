@@ -215,3 +215,48 @@ describe("a memory's changes", () => {
     expect(more).toEqual([]);
   });
 });
+
+describe("a people correction", () => {
+  it("is announced as person.corrected with its id and kind, made and withdrawn, never the identifiers", async () => {
+    const acme = newWorkspace("acme-people");
+    await registerMembersIn(acme, "ada");
+    const hooks = receiver(acme);
+    const secret = generateWebhookSecret();
+    await services().webhooks.create(
+      acme,
+      { url: hooks.url, events: ["person.corrected"] },
+      secret,
+      new Date(),
+    );
+    const ada = { user: "ada", workspace: acme };
+    const ingested = await sendAs(ada, "POST", "/items", {
+      items: [
+        item({ externalId: "mail-1", author: "Ada Lovelace <ada@acme.com>", participants: [] }),
+        item({
+          source: "github",
+          externalId: "pr-1",
+          kind: "pull_request",
+          author: undefined,
+          participants: [],
+          people: [{ role: "author", handles: [{ kind: "github", value: "ada-codes" }] }],
+        }),
+      ],
+    });
+    expect(ingested.status).toBe(200);
+    const merged = await sendAs(ada, "POST", "/people/merge", {
+      a: "email:ada@acme.com",
+      b: "github:ada-codes",
+    });
+    expect(merged.status).toBe(201);
+    const { id } = (await merged.json()) as { id: string };
+    expect((await sendAs(ada, "DELETE", `/people/corrections/${id}`)).status).toBe(200);
+
+    const events = await verifiedWhen({ ...hooks, secret }, (e) => e.length >= 2);
+    const byWithdrawn = (e: WebhookPayload) => Number((e.data as { withdrawn: boolean }).withdrawn);
+    expect(events.sort((a, b) => byWithdrawn(a) - byWithdrawn(b)).map((e) => [e.type, e.data])).toEqual([
+      ["person.corrected", { correction: id, kind: "merge", withdrawn: false }],
+      ["person.corrected", { correction: id, kind: "merge", withdrawn: true }],
+    ]);
+    expect(JSON.stringify(events)).not.toMatch(/ada@acme\.com|ada-codes/);
+  });
+});

@@ -17,6 +17,7 @@ import {
   selfKeysOf,
   subjectNameOf,
 } from "../domain/people-view";
+import { webhookPayload } from "../domain/webhook-events";
 import { localName } from "../domain/workspaces";
 import { type Caller, requireScope } from "./caller";
 import type { Services } from "./services";
@@ -129,7 +130,7 @@ export type CorrectionKind = StoredCorrection["kind"];
  * is a merge of its pair; rejecting it is a distinct.
  */
 export async function correctPeople(
-  services: Pick<Services, "people" | "audit" | "clock">,
+  services: Pick<Services, "people" | "audit" | "clock" | "webhookEvents">,
   caller: Caller,
   kind: CorrectionKind,
   input: { a: string; b?: string },
@@ -149,6 +150,7 @@ export async function correctPeople(
     createdAt: services.clock.now(),
   };
   await services.people.addCorrection(caller.workspaceId, correction);
+  await announceCorrection(services, caller, correction, false);
   return correctionJson({ ...correction, withdrawnAt: null });
 }
 
@@ -197,7 +199,7 @@ export async function listCorrections(services: PeopleServices, caller: Caller) 
 
 /** DELETE /people/corrections/:id: withdraws a correction the caller sees; not_found otherwise. */
 export async function withdrawCorrection(
-  services: Pick<Services, "people" | "audit" | "clock">,
+  services: Pick<Services, "people" | "audit" | "clock" | "webhookEvents">,
   caller: Caller,
   id: string,
 ) {
@@ -209,7 +211,24 @@ export async function withdrawCorrection(
   if (!correction) throw notFound("Correction");
   const withdrawn = await services.people.withdrawCorrection(caller.workspaceId, id, services.clock.now());
   if (!withdrawn) throw notFound("Correction");
+  await announceCorrection(services, caller, withdrawn, true);
   return correctionJson(withdrawn);
+}
+
+/** `person.corrected` to the workspace's webhooks: the correction's id and kind, never the identifiers. */
+function announceCorrection(
+  services: Pick<Services, "clock" | "webhookEvents">,
+  caller: Caller,
+  correction: Pick<StoredCorrection, "id" | "kind">,
+  withdrawn: boolean,
+) {
+  return services.webhookEvents.emit(
+    webhookPayload("person.corrected", caller.workspaceId, services.clock.now(), {
+      correction: correction.id,
+      kind: correction.kind,
+      withdrawn,
+    }),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "memory.redacted",
   "memory.generation_failing",
   "subject.erased",
+  "person.corrected",
   "webhook.test",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -44,6 +45,12 @@ export const webhookEventData = {
     nextAttemptAt: z.string().nullable(),
   }),
   "subject.erased": z.object({ subject: z.string().startsWith("erased:") }),
+  /** A member merged, split or told apart people, or withdrew such a correction (GET /people/corrections says which identifiers). */
+  "person.corrected": z.object({
+    correction: z.string(),
+    kind: z.enum(["merge", "split", "distinct"]),
+    withdrawn: z.boolean(),
+  }),
   "webhook.test": z.object({ endpointId: z.string() }),
 } satisfies Record<WebhookEventType, z.ZodType>;
 

@@ -28,6 +28,8 @@ export interface RemovedEntry {
         citations: Citation[];
         since: null;
         firstStated: null;
+        /** Unknown without the version that held it. */
+        people: [];
       };
   reason: RemovalReason;
   /** For a dismissed statement: the dismissal while it stands (a withdrawn one is gone). */
@@ -109,6 +111,7 @@ export function diffVersions(
             citations: dismissal?.citations ?? [],
             since: null,
             firstStated: null,
+            people: [],
           },
           reason: entry.reason,
         },

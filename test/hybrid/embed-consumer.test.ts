@@ -247,15 +247,15 @@ describe("the embeddings consumer", () => {
     const owner = newUserId("index-fails");
     const [id] = await stored(services, owner, ["A note embedded while its index cannot be built."]);
     const warnings: string[] = [];
-    const log = console.log;
-    console.log = (line: string) => void warnings.push(String(line));
+    const warn = console.warn;
+    console.warn = (line: string) => void warnings.push(String(line));
     try {
       const { report, result } = await consume(services, [{ itemIds: [id] }]);
       expect(report).toMatchObject({ written: 1, retried: 0 });
       expect(result.explicitAcks).toEqual(["m-0"]);
       expect(result.retryMessages).toEqual([]);
     } finally {
-      console.log = log;
+      console.warn = warn;
     }
     expect(warnings.some((w) => w.includes('"msg":"vector_index_build_failed"'))).toBe(true);
     expect(await chunkCount([id!])).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { nodeFileReader } from "../../scripts/lib/import/input-files";
-import { signDevToken } from "../../scripts/lib/token";
+import { signInLink } from "../../scripts/lib/token";
 import { FORMATS } from "../../src/import/formats";
 import { DEFAULT_LIMITS } from "../../src/import/limits";
 import { runImport } from "../../src/import/run-import";
@@ -91,7 +91,7 @@ async function importPage(user: string): Promise<Page> {
   const page = await browser.context.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
   page.setDefaultNavigationTimeout(60_000);
-  await page.goto(`${dev.url}/console#token=${signDevToken(SECRET, user)}`);
+  await page.goto(await signInLink(dev.url, SECRET, user));
   await page.waitForURL(/\/console\/$/);
   await page.getByRole("link", { name: "Import", exact: true }).click();
   await page.waitForURL(/\/console\/import$/);

@@ -7,7 +7,7 @@
 import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signDevToken } from "../../scripts/lib/token";
+import { signInLink } from "../../scripts/lib/token";
 import { type Browser, launchBrowser } from "../support/node/browser";
 import { type DevCommand, startDevCommand } from "../support/node/dev-command";
 import { type ReceivedDelivery, startWebhookReceiver } from "../support/node/webhook-receiver";
@@ -42,7 +42,7 @@ async function webhooksPage(): Promise<{ page: Page; confirms: string[]; errors:
   });
   page.on("pageerror", (error) => errors.push(error.message));
   page.setDefaultNavigationTimeout(60_000);
-  await page.goto(`${dev.url}/console#token=${signDevToken(SECRET, "root")}`);
+  await page.goto(await signInLink(dev.url, SECRET, "root"));
   await page.waitForURL(/\/console\/$/);
   await page.getByRole("link", { name: "Webhooks" }).click();
   await page.waitForURL(/\/console\/webhooks$/);

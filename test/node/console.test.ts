@@ -716,12 +716,19 @@ describe("the console closes the loop", () => {
     await page.close();
   }, 120_000);
 
-  it("fits the audit, activity, runs, usage, versions, search and item pages at 1,280 and 390 px, with titles and browser names", async () => {
+  it("fits every page at 1,280 and 390 px, with titles and browser names", async () => {
     const page = await signedIn();
     await page.locator(".statement").first().waitFor({ timeout: MEMORY_READY_MS });
     // The generated memory is the fake model's, and says so.
     expect(await page.locator(".memory-status .badge-fake").textContent()).toBe("fake model");
     const pages: (readonly [string, string, string])[] = [
+      ["memory", "/console/", ".statement"],
+      ["people", "/console/people", ".hit"],
+      ["teams", "/console/teams", ".cards"],
+      ["import", "/console/import", "main form"],
+      ["members", "/console/members", "tbody tr"],
+      ["admin-teams", "/console/admin-teams", "tbody tr"],
+      ["webhooks", "/console/webhooks", "main form"],
       ["audit", "/console/audit", "tr.audit-event"],
       ["activity", "/console/activity", "tr.audit-event"],
       ["runs", "/console/runs", "table.runs tbody tr"],
@@ -793,7 +800,7 @@ describe("the console closes the loop", () => {
       expect(added.status).toBe(200);
       expect((await fetch(`${plain.url}/memory?wait=30`, { headers })).status).toBe(200);
 
-      const tab = await signedIn(`${plain.url}/console#token=${signDevToken(SECRET, "ada")}`);
+      const tab = await signedIn(await signInLinkFor(plain.url, SECRET, "ada"));
       await tab.goto(`${plain.url}/console/search?q=async&mode=semantic`);
       await tab.locator(".hit").first().waitFor();
       expect(await tab.locator("#filter-mode").count()).toBe(0);

@@ -584,7 +584,7 @@ class CreateWebhookRequest(_CreateWebhookRequestRequired, total=False):
 class CreateWebhookResponse(TypedDict):
     id: str
     url: str
-    events: List[Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "webhook.test"]]
+    events: List[Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "person.corrected", "webhook.test"]]
     description: Optional[str]
     enabled: bool
     #: Why the service disabled the endpoint (every delivery failed for a day); null otherwise
@@ -600,7 +600,7 @@ class CreateWebhookResponse(TypedDict):
 class ListWebhooksResponseWebhook(TypedDict):
     id: str
     url: str
-    events: List[Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "webhook.test"]]
+    events: List[Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "person.corrected", "webhook.test"]]
     description: Optional[str]
     enabled: bool
     #: Why the service disabled the endpoint (every delivery failed for a day); null otherwise
@@ -642,7 +642,7 @@ class TestWebhookResponse(TypedDict):
 class ListWebhookDeliveriesResponseDeliverie(TypedDict):
     #: The webhook-id header the receiver saw
     id: str
-    eventType: Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "webhook.test"]
+    eventType: Literal["memory.updated", "memory.redacted", "memory.generation_failing", "subject.erased", "person.corrected", "webhook.test"]
     status: Literal["pending", "delivered", "retrying", "dead", "skipped"]
     attempts: int
     #: The receiver's HTTP status; null when it did not answer

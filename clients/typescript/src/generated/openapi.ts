@@ -647,7 +647,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint for the workspace's events; the answer shows its signing secret once
-         * @description Deliveries are signed as Standard Webhooks specify (webhook-id, webhook-timestamp, webhook-signature). URL: https:// only (WEBHOOKS_ALLOW_LOCAL=true also admits http://127.0.0.1, localhost and [::1] for local receivers), no credentials, and no private, loopback, link-local or metadata address. Events: memory.updated, memory.redacted, memory.generation_failing, subject.erased.
+         * @description Deliveries are signed as Standard Webhooks specify (webhook-id, webhook-timestamp, webhook-signature). URL: https:// only (WEBHOOKS_ALLOW_LOCAL=true also admits http://127.0.0.1, localhost and [::1] for local receivers), no credentials, and no private, loopback, link-local or metadata address. Events: memory.updated, memory.redacted, memory.generation_failing, subject.erased, person.corrected.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -4612,7 +4612,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "webhook.test")[];
+                            events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "person.corrected" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /** @description Why the service disabled the endpoint (every delivery failed for a day); null otherwise */
@@ -4683,7 +4683,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "webhook.test")[];
+                        events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "person.corrected" | "webhook.test")[];
                         description: string | null;
                         enabled: boolean;
                         /** @description Why the service disabled the endpoint (every delivery failed for a day); null otherwise */
@@ -4777,7 +4777,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "webhook.test")[];
+                        events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "person.corrected" | "webhook.test")[];
                         description: string | null;
                         enabled: boolean;
                         /** @description Why the service disabled the endpoint (every delivery failed for a day); null otherwise */
@@ -4918,7 +4918,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "webhook.test")[];
+                        events: ("memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "person.corrected" | "webhook.test")[];
                         description: string | null;
                         enabled: boolean;
                         /** @description Why the service disabled the endpoint (every delivery failed for a day); null otherwise */
@@ -5155,7 +5155,7 @@ export interface operations {
                             /** @description The webhook-id header the receiver saw */
                             id: string;
                             /** @enum {string} */
-                            eventType: "memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "webhook.test";
+                            eventType: "memory.updated" | "memory.redacted" | "memory.generation_failing" | "subject.erased" | "person.corrected" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "delivered" | "retrying" | "dead" | "skipped";
                             attempts: number;
