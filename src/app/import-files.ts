@@ -3,8 +3,8 @@
  * stored pieces read back as the format readers read a file (in chunks, whole, or by ranges for a .zip).
  */
 import type { AppError } from "../domain/errors";
-import { IMPORT_CHUNK_BYTES, type ImportJob, type ImportStore } from "../domain/imports";
 import type { ImportFileReader } from "../import/import-format";
+import { IMPORT_CHUNK_BYTES, type ImportJob, type ImportStore } from "../import/import-jobs";
 
 /**
  * A failure of the database or the platform while an import runs (not of the file): rethrown as it was, so

@@ -8,6 +8,12 @@
  * the items' externalIds being the CLI's.
  */
 import { AppError, notFound } from "../domain/errors";
+import { itemInputSchema } from "../domain/item-schema";
+import { isUuid } from "../domain/memory";
+import { parseSubjectKey } from "../domain/workspaces";
+import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS, type Pending } from "../import/batches";
+import { FORMATS } from "../import/formats";
+import type { ImportFile } from "../import/import-format";
 import {
   IMPORT_CHUNK_BYTES,
   type ImportJob,
@@ -15,13 +21,7 @@ import {
   MAX_IMPORT_BYTES,
   MAX_IMPORT_ERRORS,
   SERVICE_IMPORT_LIMITS,
-} from "../domain/imports";
-import { itemInputSchema } from "../domain/item-schema";
-import { isUuid } from "../domain/memory";
-import { parseSubjectKey } from "../domain/workspaces";
-import { MAX_BATCH_BYTES, MAX_BATCH_ITEMS, type Pending } from "../import/batches";
-import { FORMATS } from "../import/formats";
-import type { ImportFile } from "../import/import-format";
+} from "../import/import-jobs";
 import { emptySummary, ImportTally, type Outcome } from "../import/run-import";
 import type { Caller } from "./caller";
 import { PlatformFailure, pieces, platform, uploadReader } from "./import-files";

@@ -5,8 +5,8 @@
 import { z } from "zod";
 import { IMPORT_FORMATS, IMPORTS_LISTED } from "../app/imports";
 import { parseInstant } from "../app/statements";
-import { IMPORT_STATUSES, MAX_IMPORT_BYTES } from "../domain/imports";
 import { safeString } from "../domain/item-schema";
+import { IMPORT_STATUSES, MAX_IMPORT_BYTES } from "../import/import-jobs";
 import { errorBody } from "./answers";
 import { type Answer, operation } from "./operation";
 import { idParams } from "./requests";

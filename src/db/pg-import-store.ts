@@ -4,7 +4,7 @@
  * carries them as plain strings. Every read is scoped by the owner's subject key.
  */
 import { sql } from "drizzle-orm";
-import type { ImportJob, ImportProgress, ImportStatus, ImportStore } from "../domain/imports";
+import type { ImportJob, ImportProgress, ImportStatus, ImportStore } from "../import/import-jobs";
 import type { Db } from "./client";
 import { toDate } from "./item-rows";
 

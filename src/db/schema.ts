@@ -16,7 +16,6 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { IMPORT_STATUSES } from "../domain/imports";
 import { ITEM_KINDS } from "../domain/item-schema";
 import type {
   ModelUsage,
@@ -27,6 +26,7 @@ import type {
   Verdict,
 } from "../domain/memory";
 import { MEMORY_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
+import { IMPORT_STATUSES } from "../import/import-jobs";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 /**

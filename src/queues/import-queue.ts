@@ -3,7 +3,7 @@
  * sends the first once the upload is stored; a run that stops at its budget sends the next.
  */
 import { AppError } from "../domain/errors";
-import type { ImportQueue } from "../domain/imports";
+import type { ImportQueue } from "../import/import-jobs";
 
 export interface ImportMessage {
   importId: string;

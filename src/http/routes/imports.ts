@@ -2,7 +2,7 @@
 import { createImport, getImport, listImports } from "../../app/imports";
 import * as op from "../../contract/import-operations";
 import { AppError } from "../../domain/errors";
-import { type ImportJob, MAX_IMPORT_BYTES } from "../../domain/imports";
+import { type ImportJob, MAX_IMPORT_BYTES } from "../../import/import-jobs";
 import { readBounded } from "../../read-bounded";
 import { route } from "../operation-routes";
 

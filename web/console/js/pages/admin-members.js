@@ -2,7 +2,10 @@
 /** @import { MembersList } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { answerOf, request } from "../api.js";
-import { el, notice, replace, time } from "../dom.js";
+import { el, labelled, notice, replace, time } from "../dom.js";
+
+/** The columns, also each cell's label when a narrow window shows a row as a card. */
+const MEMBER_COLUMNS = ["User", "Joined", "State", ""];
 
 /** @param {PageContext} context */
 export async function renderMembers({ main, who }) {
@@ -34,14 +37,14 @@ export async function renderMembers({ main, who }) {
       { class: "table-scroll" },
       el(
         "table",
-        {},
+        { class: "stack" },
         el(
           "thead",
           {},
           el(
             "tr",
             {},
-            ["User", "Joined", "State", ""].map((h) => el("th", { scope: "col" }, h)),
+            MEMBER_COLUMNS.map((h) => el("th", { scope: "col" }, h)),
           ),
         ),
         body,
@@ -90,6 +93,7 @@ export async function renderMembers({ main, who }) {
         ),
       ),
     );
+    for (const row of body.rows) labelled(row, MEMBER_COLUMNS);
   }
 
   /**

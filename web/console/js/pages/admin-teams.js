@@ -2,8 +2,11 @@
 /** @import { TeamsList } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { answerOf, request } from "../api.js";
-import { el, notice, replace, time } from "../dom.js";
+import { el, labelled, notice, replace, time } from "../dom.js";
 import { memoryPage } from "../routes.js";
+
+/** The columns, also each cell's label when a narrow window shows a row as a card. */
+const TEAM_COLUMNS = ["Team", "Members", "Updated", ""];
 
 /** @param {PageContext} context */
 export async function renderAdminTeams({ main }) {
@@ -39,14 +42,14 @@ export async function renderAdminTeams({ main }) {
       { class: "table-scroll" },
       el(
         "table",
-        {},
+        { class: "stack" },
         el(
           "thead",
           {},
           el(
             "tr",
             {},
-            ["Team", "Members", "Updated", ""].map((h) => el("th", { scope: "col" }, h)),
+            TEAM_COLUMNS.map((h) => el("th", { scope: "col" }, h)),
           ),
         ),
         list,
@@ -103,6 +106,7 @@ export async function renderAdminTeams({ main }) {
         ),
       ),
     );
+    for (const row of list.rows) labelled(row, TEAM_COLUMNS);
   }
 
   /**

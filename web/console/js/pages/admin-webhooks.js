@@ -6,7 +6,7 @@
 /** @import { Webhook, WebhookCreated, WebhookDeliveriesList, WebhookSecretRotated, WebhooksList } from "../../../../clients/typescript/src/types.js" */
 /** @import { PageContext } from "../pages.js" */
 import { answerOf, request } from "../api.js";
-import { el, notice, replace, time } from "../dom.js";
+import { el, labelled, notice, replace, time } from "../dom.js";
 
 /**
  * The event types an endpoint may subscribe to, read from the contract (the answer schema of POST /webhooks),
@@ -34,6 +34,9 @@ const secretNotice = (what, secret) =>
     " Copy the signing secret now: it is not shown again. ",
     el("code", { class: "webhook-secret" }, secret),
   );
+
+/** The columns, also each cell's label when a narrow window shows a row as a card. */
+const WEBHOOK_COLUMNS = ["Endpoint", "Events", "State", "Created", ""];
 
 /** @param {PageContext} context */
 export async function renderWebhooks({ main }) {
@@ -79,14 +82,14 @@ export async function renderWebhooks({ main }) {
       { class: "table-scroll" },
       el(
         "table",
-        {},
+        { class: "stack" },
         el(
           "thead",
           {},
           el(
             "tr",
             {},
-            ["Endpoint", "Events", "State", "Created", ""].map((h) => el("th", { scope: "col" }, h)),
+            WEBHOOK_COLUMNS.map((h) => el("th", { scope: "col" }, h)),
           ),
         ),
         list,
@@ -214,7 +217,7 @@ export async function renderWebhooks({ main }) {
       list,
       webhooks.length === 0
         ? el("tr", {}, el("td", { colspan: 5, class: "muted" }, "No endpoint yet."))
-        : webhooks.map(row),
+        : webhooks.map((hook) => labelled(row(hook), WEBHOOK_COLUMNS)),
     );
   }
 

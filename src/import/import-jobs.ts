@@ -3,8 +3,8 @@
  * request path, its items stored as the caller's. The model, the limits the service reads a file within, and
  * the store's port.
  */
-import type { ImportLimits } from "../import/limits";
-import type { ImportSummary } from "../import/run-import";
+import type { ImportLimits } from "./limits";
+import type { ImportSummary } from "./run-import";
 
 export const IMPORT_STATUSES = ["uploading", "queued", "running", "done", "failed"] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
