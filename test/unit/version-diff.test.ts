@@ -59,6 +59,7 @@ describe("diffVersions", () => {
           citations: dismissal.citations,
           since: null,
           firstStated: null,
+          people: [],
         },
         reason: "dismissed",
         dismissal: { id: dismissal.id, reason: "Omar does now", at: dismissedAt },
