@@ -8,7 +8,7 @@ const url = process.env.DATABASE_URL;
 
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./src/db/schema.ts",
+  schema: ["./src/db/schema.ts", "./src/db/schema-people.ts"],
   out: "./drizzle",
   ...(url ? { dbCredentials: { url } } : {}),
 });

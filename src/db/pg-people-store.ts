@@ -9,7 +9,8 @@ import type { PeopleStore, StoredCorrection } from "../domain/people-store";
 import { workspaceOf } from "../domain/workspaces";
 import type { Db } from "./client";
 import { toDate, visibleTo } from "./item-rows";
-import { itemPeople, itemPersonLinks, items, personCorrections, workspaceMembers } from "./schema";
+import { items, workspaceMembers } from "./schema";
+import { itemPeople, itemPersonLinks, personCorrections } from "./schema-people";
 
 /** Sightings one read loads at most (newest items first); past it the oldest are left out. */
 export const MAX_EVIDENCE_SIGHTINGS = 50_000;

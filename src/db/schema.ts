@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
-  boolean,
   check,
   customType,
   date,
@@ -12,7 +11,6 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
@@ -26,7 +24,7 @@ import type {
   Verdict,
 } from "../domain/memory";
 import { MEMORY_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
-import { IMPORT_STATUSES } from "../import/import-jobs";
+import { timestamptz } from "./schema-columns";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 /**
@@ -39,7 +37,6 @@ const vector = customType<{ data: number[]; driverData: string }>({
   toDriver: (value) => `[${value.join(",")}]`,
   fromDriver: (value) => JSON.parse(value) as number[],
 });
-const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 export const items = pgTable(
   "items",
@@ -112,60 +109,6 @@ export const itemLinks = pgTable(
     index("item_links_to_item_idx").on(t.toItem),
     /** Finds links still waiting for their target when that target is ingested. */
     index("item_links_pending_idx").on(t.targetSource, t.targetExternalId).where(sql`${t.toItem} is null`),
-  ],
-);
-
-/**
- * The people an item names: one row per (item, identifier, role), with the name the item gives the
- * identifier. Written with the item (item-upsert.ts) and removed with it by cascade; read only through the
- * items the viewer may see (db/people-reads.ts).
- */
-export const itemPeople = pgTable(
-  "item_people",
-  {
-    itemId: uuid("item_id")
-      .notNull()
-      .references(() => items.id, { onDelete: "cascade" }),
-    identifier: text("identifier").notNull(),
-    role: text("role").notNull(),
-    name: text("name"),
-    /** The source marked the account as automated (a Slack bot, a GitHub `[bot]` login). */
-    bot: boolean("bot").notNull().default(false),
-  },
-  // One index, the key: reads go from visible items to their people, and the person filter tests one
-  // item's identifiers (item_id, identifier); nothing looks items up by identifier alone.
-  (t) => [primaryKey({ name: "item_people_pk", columns: [t.itemId, t.identifier, t.role] })],
-);
-
-/** Hard links one item's record makes between two identifiers (one account): removed with the item. */
-export const itemPersonLinks = pgTable(
-  "item_person_links",
-  {
-    itemId: uuid("item_id")
-      .notNull()
-      .references(() => items.id, { onDelete: "cascade" }),
-    a: text("a").notNull(),
-    b: text("b").notNull(),
-  },
-  (t) => [primaryKey({ name: "item_person_links_pk", columns: [t.itemId, t.a, t.b] })],
-);
-
-/** A workspace's people corrections: merge, split, distinct; withdrawn ones keep their row. */
-export const personCorrections = pgTable(
-  "person_corrections",
-  {
-    id: uuid("id").primaryKey(),
-    workspaceId: text("workspace_id").notNull(),
-    kind: text("kind", { enum: ["merge", "split", "distinct"] }).notNull(),
-    a: text("a").notNull(),
-    b: text("b"),
-    authorKey: text("author_key").notNull(),
-    createdAt: timestamptz("created_at").notNull(),
-    withdrawnAt: timestamptz("withdrawn_at"),
-  },
-  (t) => [
-    index("person_corrections_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
-    check("person_corrections_kind_check", sql`${t.kind} in ('merge','split','distinct')`),
   ],
 );
 
@@ -466,113 +409,5 @@ export const usageDaily = pgTable(
   (t) => [primaryKey({ columns: [t.subjectKey, t.day, t.model] }), index("usage_daily_day_idx").on(t.day)],
 );
 
-/**
- * A workspace's webhook endpoints: the events each receives, its signing secret (and the previous one during a
- * rotation), and why the service disabled it.
- */
-export const webhookEndpoints = pgTable(
-  "webhook_endpoints",
-  {
-    id: uuid("id").primaryKey(),
-    workspaceId: text("workspace_id").notNull(),
-    url: text("url").notNull(),
-    events: text("events").array().notNull(),
-    description: text("description"),
-    secret: text("secret").notNull(),
-    previousSecret: text("previous_secret"),
-    previousSecretExpiresAt: timestamptz("previous_secret_expires_at"),
-    enabled: boolean("enabled").notNull().default(true),
-    disabledReason: text("disabled_reason"),
-    failingSince: timestamptz("failing_since"),
-    createdAt: timestamptz("created_at").notNull(),
-    updatedAt: timestamptz("updated_at").notNull(),
-  },
-  (t) => [index("webhook_endpoints_workspace_idx").on(t.workspaceId, t.createdAt, t.id)],
-);
-
-/** One event for one endpoint: created once by its id, claimed before each attempt, and what the receiver said. */
-export const webhookDeliveries = pgTable(
-  "webhook_deliveries",
-  {
-    id: text("id").primaryKey(),
-    endpointId: uuid("endpoint_id")
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
-    eventType: text("event_type").notNull(),
-    payload: text("payload").notNull(),
-    status: text("status").notNull().default("pending"),
-    attempts: integer("attempts").notNull().default(0),
-    lastStatus: integer("last_status"),
-    lastError: text("last_error"),
-    lastResponse: text("last_response"),
-    durationMs: integer("duration_ms"),
-    nextAttemptAt: timestamptz("next_attempt_at"),
-    claimedUntil: timestamptz("claimed_until"),
-    createdAt: timestamptz("created_at").notNull(),
-    updatedAt: timestamptz("updated_at").notNull(),
-  },
-  (t) => [index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt.desc(), t.id.desc())],
-);
-
-/** Events not yet handed to the webhooks queue (next_attempt_at null: given up, last_error says why). */
-export const webhookOutbox = pgTable(
-  "webhook_outbox",
-  {
-    id: uuid("id").primaryKey(),
-    workspaceId: text("workspace_id").notNull(),
-    eventType: text("event_type").notNull(),
-    payload: text("payload").notNull(),
-    attempts: integer("attempts").notNull().default(0),
-    lastError: text("last_error"),
-    nextAttemptAt: timestamptz("next_attempt_at"),
-    createdAt: timestamptz("created_at").notNull(),
-  },
-  (t) => [index("webhook_outbox_due_idx").on(t.nextAttemptAt).where(sql`${t.nextAttemptAt} is not null`)],
-);
-
-const bytea = customType<{ data: Uint8Array }>({ dataType: () => "bytea" });
-
-/**
- * Imports through the service (POST /imports): the uploaded file's import, its status and its summary so far
- * (`summary.records` is how far the file was read and committed); the file waits in importChunks.
- */
-export const imports = pgTable(
-  "imports",
-  {
-    id: uuid("id").primaryKey(),
-    workspaceId: text("workspace_id").notNull(),
-    ownerKey: text("owner_key").notNull(),
-    format: text("format").notNull(),
-    name: text("name").notNull(),
-    source: text("source").notNull(),
-    modifiedAt: timestamptz("modified_at").notNull(),
-    bytes: bigint("bytes", { mode: "number" }).notNull().default(0),
-    chunks: integer("chunks").notNull().default(0),
-    status: text("status", { enum: IMPORT_STATUSES }).notNull().default("uploading"),
-    summary: jsonb("summary").$type<Record<string, unknown>>().notNull(),
-    failure: text("failure"),
-    runs: integer("runs").notNull().default(0),
-    leaseUntil: timestamptz("lease_until"),
-    createdAt: timestamptz("created_at").notNull(),
-    startedAt: timestamptz("started_at"),
-    finishedAt: timestamptz("finished_at"),
-    updatedAt: timestamptz("updated_at").notNull(),
-  },
-  (t) => [
-    index("imports_owner_idx").on(t.ownerKey, t.createdAt.desc(), t.id.desc()),
-    check("imports_status_check", sql`${t.status} in ('uploading', 'queued', 'running', 'done', 'failed')`),
-  ],
-);
-
-/** An uploaded file in 1 MB pieces, from the upload until its import ends. */
-export const importChunks = pgTable(
-  "import_chunks",
-  {
-    importId: uuid("import_id")
-      .notNull()
-      .references(() => imports.id, { onDelete: "cascade" }),
-    seq: integer("seq").notNull(),
-    data: bytea("data").notNull(),
-  },
-  (t) => [primaryKey({ name: "import_chunks_pk", columns: [t.importId, t.seq] })],
-);
+export * from "./schema-imports";
+export * from "./schema-webhooks";
