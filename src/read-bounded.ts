@@ -32,7 +32,7 @@ export async function readBounded(
 }
 
 /** Reads and discards the rest of a stream; past `limit` bytes it is cancelled after all. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<void> {
+export async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<void> {
   let left = limit;
   for (;;) {
     const { done, value } = await reader.read();

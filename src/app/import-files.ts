@@ -5,6 +5,7 @@
 import type { AppError } from "../domain/errors";
 import type { ImportFileReader } from "../import/import-format";
 import { IMPORT_CHUNK_BYTES, type ImportJob, type ImportStore } from "../import/import-jobs";
+import { drain } from "../read-bounded";
 
 /**
  * A failure of the database or the platform while an import runs (not of the file): rethrown as it was, so
@@ -115,17 +116,4 @@ export async function* pieces(
     }
   }
   if (filled > 0) yield current.subarray(0, filled);
-}
-
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<void> {
-  let left = limit;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    left -= value.byteLength;
-    if (left < 0) {
-      await reader.cancel();
-      return;
-    }
-  }
 }
