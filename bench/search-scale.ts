@@ -215,11 +215,13 @@ async function untilIndexed(ingestSeconds: number) {
   const admin = signDevToken(BENCH_SECRET, USER, ["memory:read", "items:write", "admin"]);
   const t0 = performance.now();
   for (;;) {
-    const res = await fetch(`${stack.url}/admin/embeddings`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
-    const status = (await res.json()) as { items: number; indexed: number; pending: number };
+    const status = await embeddingStatus(admin);
     const seconds = (performance.now() - t0) / 1000;
+    if (!status) {
+      // A loaded machine can time the status read out: ask again at the next poll.
+      await new Promise((r) => setTimeout(r, 5000));
+      continue;
+    }
     if (status.pending === 0 || performance.now() - t0 > INDEX_TIMEOUT_MS) {
       return {
         mode: "EMBED_QUEUE, fake embedder",
@@ -232,6 +234,22 @@ async function untilIndexed(ingestSeconds: number) {
       `[bench] embedded ${status.indexed}/${status.items} (${Math.round(seconds)} s after ingest)`,
     );
     await new Promise((r) => setTimeout(r, 5000));
+  }
+}
+
+async function embeddingStatus(token: string) {
+  try {
+    const res = await fetch(`${stack.url}/admin/embeddings`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!res.ok) {
+      console.error(`[bench] GET /admin/embeddings answered ${res.status}`);
+      return null;
+    }
+    return (await res.json()) as { items: number; indexed: number; pending: number };
+  } catch (error) {
+    console.error(`[bench] GET /admin/embeddings failed: ${error instanceof Error ? error.message : error}`);
+    return null;
   }
 }
 

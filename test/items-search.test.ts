@@ -228,6 +228,50 @@ describe("GET /items search", () => {
     expect(seen.filter((id) => id !== "late").sort()).toEqual(items.map((i) => i.externalId).sort());
   });
 
+  it("ranks the newest 1,000 matches of a word too common to rank all of, found either way", async () => {
+    const user = newUserId();
+    const minute = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString();
+    // 2,500 items: "memo" on all of them (read by walking the items newest first), "ledger" on every other
+    // one (1,250 of 2,500: read through the text index). Neither can be ranked whole (1,000 at most), so
+    // each ranks its newest 1,000 matches: the best match among them first, an older better one not at all.
+    const total = 2500;
+    const items = Array.from({ length: total }, (_, i) =>
+      item({
+        externalId: `n-${i}`,
+        title:
+          i === 0
+            ? "Ledger ledger ledger memo memo memo"
+            : i === 1000
+              ? "Ledger ledger"
+              : i === 2001
+                ? "Memo memo"
+                : `Note ${String(i).padStart(4, "0")}`,
+        body: i % 2 === 0 ? "A ledger memo." : "A memo.",
+        occurredAt: minute(i),
+      }),
+    );
+    for (let at = 0; at < total; at += 500) await ingest(user, items.slice(at, at + 500));
+
+    const ledger = await search(user, "q=ledger&limit=100");
+    expect(ids(ledger).slice(0, 3)).toEqual(["n-1000", "n-2498", "n-2496"]);
+    const memo = await search(user, "q=memo&limit=100");
+    expect(ids(memo).slice(0, 3)).toEqual(["n-2001", "n-2499", "n-2497"]);
+    // Page through both: exactly the newest 1,000 matches, and never the oldest one.
+    for (const [q, newest] of [
+      ["ledger", items.filter((_, i) => i % 2 === 0).slice(-1000)],
+      ["memo", items.slice(-1000)],
+    ] as const) {
+      const seen: string[] = [];
+      let cursor: string | null = "";
+      for (let pages = 0; cursor !== null && pages < 20; pages++) {
+        const page: Page = await search(user, `q=${q}&limit=100${cursor ? `&cursor=${cursor}` : ""}`);
+        seen.push(...ids(page));
+        cursor = page.nextCursor;
+      }
+      expect(seen.sort()).toEqual(newest.map((i) => i.externalId).sort());
+    }
+  });
+
   it("counts the statistics that shape a ranking over the viewer's items only", async () => {
     const [viewer, colleague, stranger] = [newUserId(), newUserId(), newUserId()];
     await registerMembers(viewer, colleague);

@@ -14,7 +14,10 @@
  *   teams), never anyone else's, so the order of a result says nothing about items the viewer cannot see.
  *   They are read at query time through the access rule's two indexes, so they are current after every
  *   ingest, delete, share, unshare or change of team. df is counted exactly up to DF_EXACT_CAP; a term more
- *   common than that is estimated from its share of the sample (its idf is small either way).
+ *   common than that is estimated from its share of the sample (its idf is small either way). A term whose
+ *   share of the sample already puts it past COMMON_ESTIMATE is not counted at all: counting a common term
+ *   tests its matches one by one (the planner walks the table, reading each item's tsvector), which cost
+ *   100-200 ms at 100,000 items, while its estimate would win anyway.
  *
  * Candidates: every visible item matching one of the rarest terms, taken from the rarest up while their
  * document frequencies add up to at most CANDIDATE_BUDGET (at least the rarest one), so a common word beside a
@@ -37,6 +40,8 @@ export const TITLE_WEIGHT = 2;
  * term never selects candidates, and its idf is small either way.
  */
 export const DF_EXACT_CAP = 1000;
+/** A term the sample estimates at this many matches or more is not counted (see the file's header). */
+const COMMON_ESTIMATE = 2 * DF_EXACT_CAP;
 /** avgdl, and the df of very common terms, come from the viewer's newest this many items. */
 export const STATS_SAMPLE = 1000;
 /**
@@ -83,11 +88,17 @@ export async function keywordStatistics(
       (select 1 from ${items} where ${and(owned, where)} limit ${DF_EXACT_CAP}::int)
       union all
       (select 1 from ${sharedItems} where ${where} limit ${DF_EXACT_CAP}::int)) m)`;
-  const perTerm = query.terms.map(
-    (term, i) => sql`, numnode(${tsquery(term)}) as nodes_${sql.raw(String(i))},
-      ${capped(sql`${items.search} @@ ${tsquery(term)}`)} as df_${sql.raw(String(i))},
-      (select count(*) from sample s where s.search @@ ${tsquery(term)}) as sampled_${sql.raw(String(i))}`,
+  const sampled = query.terms.map(
+    (term, i) => sql`, count(*) filter (where search @@ ${tsquery(term)}) as sampled_${sql.raw(String(i))}`,
   );
+  // The capped count runs only when the sample does not already estimate the term past COMMON_ESTIMATE
+  // (CASE evaluates its subquery only in the branch taken).
+  const perTerm = query.terms.map((term, i) => {
+    const n = sql.raw(String(i));
+    return sql`, numnode(${tsquery(term)}) as nodes_${n}, s.sampled_${n},
+      case when s.sample_size > 0 and n.documents * s.sampled_${n} >= ${COMMON_ESTIMATE}::int * s.sample_size then null
+        else ${capped(sql`${items.search} @@ ${tsquery(term)}`)} end as df_${n}`;
+  });
   const result = await db.execute(sql`
     with sample as materialized (
       select * from (
@@ -95,17 +106,16 @@ export async function keywordStatistics(
         union all
         (select ${sampleColumns} from ${sharedItems} ${newest})
       ) u order by occurred_at desc, id desc limit ${STATS_SAMPLE}::int
-    )
-    select (select count(*) from ${items} where ${owned})
-        + (select count(*) from ${sharedItems}) as documents,
-      (select count(*) from sample) as sample_size, (select avg(dl) from sample) as average_length
-      ${sql.join(perTerm, sql``)}`);
+    ),
+    s as (select count(*) as sample_size, avg(dl) as average_length ${sql.join(sampled, sql``)} from sample),
+    n as (select (select count(*) from ${items} where ${owned}) + (select count(*) from ${sharedItems}) as documents)
+    select n.documents, s.sample_size, s.average_length ${sql.join(perTerm, sql``)} from s, n`);
   const row = (result.rows[0] ?? {}) as Record<string, unknown>;
   const documents = Number(row.documents ?? 0);
   const sampleSize = Number(row.sample_size ?? 0);
   const frequencies = query.terms.map((_, i) => {
     if (Number(row[`nodes_${i}`]) === 0) return -1;
-    const counted = Number(row[`df_${i}`]);
+    const counted = row[`df_${i}`] === null ? DF_EXACT_CAP : Number(row[`df_${i}`]);
     if (counted < DF_EXACT_CAP || sampleSize === 0) return counted;
     const estimate = Math.round((documents * Number(row[`sampled_${i}`])) / sampleSize);
     return Math.min(documents, Math.max(DF_EXACT_CAP, estimate));
@@ -120,8 +130,11 @@ export function inverseDocumentFrequency(documents: number, frequency: number): 
   return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
 }
 
-/** The terms whose matches are the candidates (see the file's header), as indexes into query.terms. */
-export function candidateTerms(stats: KeywordStats): { terms: number[]; bounded: boolean } {
+/**
+ * The terms whose matches are the candidates (see the file's header), as indexes into query.terms; `bounded`
+ * when their matches are more than CANDIDATE_BUDGET, `matches` how many they are (df, summed).
+ */
+export function candidateTerms(stats: KeywordStats): { terms: number[]; bounded: boolean; matches: number } {
   const usable = stats.frequencies
     .map((df, i) => ({ df, i }))
     .filter((t) => t.df >= 0)
@@ -133,7 +146,20 @@ export function candidateTerms(stats: KeywordStats): { terms: number[]; bounded:
     terms.push(t.i);
     total += t.df;
   }
-  return { terms, bounded: total > CANDIDATE_BUDGET };
+  return { terms, bounded: total > CANDIDATE_BUDGET, matches: total };
+}
+
+/**
+ * How the newest CANDIDATE_BUDGET of `matches` are found among `documents` items: by walking the viewer's
+ * items newest first and testing each ("walk": about CANDIDATE_BUDGET * documents / matches tests, each
+ * reading an item's tsvector, but over recent, adjacent rows), or by reading every match through the text
+ * index and keeping the newest ("index": `matches` rows, scattered). The walk wins for a term on more than
+ * about sqrt(CANDIDATE_BUDGET / documents) of the items (10% at 100,000), where the two read about as many
+ * rows: the word on 25% of 100,000 items took 110 ms walked and 700 ms through the index; one on 6% took
+ * 230 ms walked and 120 ms through the index (bench:search-scale, through the API).
+ */
+export function boundedScan(matches: number, documents: number): "walk" | "index" {
+  return matches * matches >= CANDIDATE_BUDGET * documents ? "walk" : "index";
 }
 
 /**
@@ -146,7 +172,7 @@ export function keywordRanked(
   stats: KeywordStats,
   conditions: (SQL | undefined)[],
 ): SQL {
-  const { terms: chosen, bounded } = candidateTerms(stats);
+  const { terms: chosen, bounded, matches } = candidateTerms(stats);
   if (chosen.length === 0) {
     return sql`select null::uuid as id, null::timestamptz as occurred_at, 0::float8 as score where false`;
   }
@@ -172,7 +198,7 @@ export function keywordRanked(
   return sql`
     select c.id, c.occurred_at,
            (${sql.join(parts, sql` + `)}) * (${sql.join(matched, sql` + `)})::float8 / ${matched.length}::float8 as score
-    from (${candidateRows(subjectKey, where, bounded)}) c`;
+    from (${candidateRows(subjectKey, where, bounded ? boundedScan(matches, stats.documents) : null)}) c`;
 }
 
 /** The weighted occurrences of a term in a tsvector (see the file's header). */
@@ -181,20 +207,25 @@ function termFrequency(search: SQL, term: string): SQL {
 }
 
 /**
- * (id, occurred_at, search, dl) of the visible rows passing `conditions`; the newest CANDIDATE_BUDGET of them
- * when `bounded`. Unbounded, the candidate terms are rare by construction and nothing is ordered or limited,
- * so the planner finds the rows through the text index (with a LIMIT it may walk the viewer's items newest
- * first, testing each). The shared branch is fenced by OFFSET 0 (item-search.ts visibleRows).
+ * (id, occurred_at, search, dl) of the visible rows passing `conditions`: all of them, or with a `bounded`
+ * scan (boundedScan) the newest CANDIDATE_BUDGET of them. Unbounded, and bounded through the index, each
+ * branch is fenced by OFFSET 0 so that no LIMIT reaches its scan: with one, the planner walks the viewer's
+ * items newest first however rare the matches. Walking, each branch takes its newest rows itself. The
+ * shared branch is also fenced inside (item-search.ts visibleRows).
  */
-function candidateRows(subjectKey: string, conditions: (SQL | undefined)[], bounded: boolean): SQL {
+function candidateRows(
+  subjectKey: string,
+  conditions: (SQL | undefined)[],
+  bounded: "walk" | "index" | null,
+): SQL {
   const [owned, shared] = visibleBranches(subjectKey);
   const columns = sql`${items.id} as id, ${items.occurredAt} as occurred_at, ${items.search} as search, ${itemLength} as dl`;
-  const order = bounded ? sql`order by occurred_at desc, id desc limit ${CANDIDATE_BUDGET}::int` : sql``;
-  return sql`
-    select * from (
-      (select ${columns} from ${items} where ${and(owned, ...conditions)} ${order})
+  const newest = sql`order by occurred_at desc, id desc limit ${CANDIDATE_BUDGET}::int`;
+  const each = bounded === "walk" ? newest : sql`offset 0`;
+  const matches = sql`
+      (select ${columns} from ${items} where ${and(owned, ...conditions)} ${each})
       union all
       (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
-        where ${and(sql`true`, ...conditions)} ${order})
-    ) u ${order}`;
+        where ${and(sql`true`, ...conditions)} ${each})`;
+  return bounded ? sql`select * from (${matches}) u ${newest}` : sql`select * from (${matches}) u`;
 }
