@@ -14,10 +14,10 @@
  *   teams), never anyone else's, so the order of a result says nothing about items the viewer cannot see.
  *   They are read at query time through the access rule's two indexes, so they are current after every
  *   ingest, delete, share, unshare or change of team. df is counted exactly up to DF_EXACT_CAP; a term more
- *   common than that is estimated from its share of the sample (its idf is small either way). A term whose
- *   share of the sample already puts it past COMMON_ESTIMATE is not counted at all: counting a common term
- *   tests its matches one by one (the planner walks the table, reading each item's tsvector), which cost
- *   100-200 ms at 100,000 items, while its estimate would win anyway.
+ *   common than that is estimated from its share of the sample (its idf is small either way). A term the
+ *   sample already measures (SAMPLED_ENOUGH) or puts past COMMON_ESTIMATE is estimated without counting:
+ *   counting tests matches one by one, reading each item's tsvector (100-300 ms at 100,000 items for a
+ *   common word or a phrase). When the sample holds every visible item, its counts are exact.
  *
  * Candidates: every visible item matching one of the rarest terms, taken from the rarest up while their
  * document frequencies add up to at most CANDIDATE_BUDGET (at least the rarest one), so a common word beside a
@@ -42,6 +42,12 @@ export const TITLE_WEIGHT = 2;
 export const DF_EXACT_CAP = 1000;
 /** A term the sample estimates at this many matches or more is not counted (see the file's header). */
 const COMMON_ESTIMATE = 2 * DF_EXACT_CAP;
+/**
+ * A term found this many times in the sample is estimated from it, not counted: within about a third of
+ * its true df, which moves its idf by a few percent, while counting a phrase tests every item holding its
+ * words (300 ms for two common words at 100,000 items under load).
+ */
+const SAMPLED_ENOUGH = 10;
 /** avgdl, and the df of very common terms, come from the viewer's newest this many items. */
 export const STATS_SAMPLE = 1000;
 /**
@@ -91,12 +97,15 @@ export async function keywordStatistics(
   const sampled = query.terms.map(
     (term, i) => sql`, count(*) filter (where search @@ ${tsquery(term)}) as sampled_${sql.raw(String(i))}`,
   );
-  // The capped count runs only when the sample does not already estimate the term past COMMON_ESTIMATE
-  // (CASE evaluates its subquery only in the branch taken).
+  // A sample of every item is exact. Otherwise the capped count runs only when the sample neither found the
+  // term SAMPLED_ENOUGH times nor estimates it past COMMON_ESTIMATE (null: estimated); CASE evaluates its
+  // subquery only in the branch taken.
   const perTerm = query.terms.map((term, i) => {
     const n = sql.raw(String(i));
     return sql`, numnode(${tsquery(term)}) as nodes_${n}, s.sampled_${n},
-      case when s.sample_size > 0 and n.documents * s.sampled_${n} >= ${COMMON_ESTIMATE}::int * s.sample_size then null
+      case when s.sample_size >= n.documents then s.sampled_${n}
+        when s.sampled_${n} >= ${SAMPLED_ENOUGH}::int
+          or n.documents * s.sampled_${n} >= ${COMMON_ESTIMATE}::int * s.sample_size then null
         else ${capped(sql`${items.search} @@ ${tsquery(term)}`)} end as df_${n}`;
   });
   const result = await db.execute(sql`
@@ -115,9 +124,11 @@ export async function keywordStatistics(
   const sampleSize = Number(row.sample_size ?? 0);
   const frequencies = query.terms.map((_, i) => {
     if (Number(row[`nodes_${i}`]) === 0) return -1;
-    const counted = row[`df_${i}`] === null ? DF_EXACT_CAP : Number(row[`df_${i}`]);
+    const sampled = Number(row[`sampled_${i}`]);
+    const estimate = sampleSize === 0 ? 0 : Math.round((documents * sampled) / sampleSize);
+    if (row[`df_${i}`] === null) return Math.min(documents, Math.max(sampled, estimate));
+    const counted = Number(row[`df_${i}`]);
     if (counted < DF_EXACT_CAP || sampleSize === 0) return counted;
-    const estimate = Math.round((documents * Number(row[`sampled_${i}`])) / sampleSize);
     return Math.min(documents, Math.max(DF_EXACT_CAP, estimate));
   });
   // Rounded as a cursor carries it, so every page ranks with the very same number.
@@ -156,9 +167,17 @@ export function candidateTerms(stats: KeywordStats): { terms: number[]; bounded:
  * index and keeping the newest ("index": `matches` rows, scattered). The walk wins for a term on more than
  * about sqrt(CANDIDATE_BUDGET / documents) of the items (10% at 100,000), where the two read about as many
  * rows: the word on 25% of 100,000 items took 110 ms walked and 700 ms through the index; one on 6% took
- * 230 ms walked and 120 ms through the index (bench:search-scale, through the API).
+ * 230 ms walked and 120 ms through the index (bench:search-scale, through the API). With a filter,
+ * always the index.
  */
-export function boundedScan(matches: number, documents: number): "walk" | "index" {
+export function boundedScan(
+  matches: number,
+  documents: number,
+  filters: (SQL | undefined)[] = [],
+): "walk" | "index" {
+  // A filter (a kind, a window, a person) thins the matches the walk meets by a share it cannot know: the
+  // planner, given the whole result to find, picks the filter's index or the text index.
+  if (filters.some((f) => f !== undefined)) return "index";
   return matches * matches >= CANDIDATE_BUDGET * documents ? "walk" : "index";
 }
 
@@ -198,7 +217,7 @@ export function keywordRanked(
   return sql`
     select c.id, c.occurred_at,
            (${sql.join(parts, sql` + `)}) * (${sql.join(matched, sql` + `)})::float8 / ${matched.length}::float8 as score
-    from (${candidateRows(subjectKey, where, bounded ? boundedScan(matches, stats.documents) : null)}) c`;
+    from (${candidateRows(subjectKey, where, bounded ? boundedScan(matches, stats.documents, conditions) : null)}) c`;
 }
 
 /** The weighted occurrences of a term in a tsvector (see the file's header). */
