@@ -23,11 +23,19 @@ export interface PeopleEvidence {
   memberEmail: string | null;
   /** True when the viewer's items name more than the bound: the oldest sightings were left out. */
   truncated: boolean;
+  /** fingerprint(viewerKey) read with this evidence (absent when the store cannot tell). */
+  fingerprint?: string;
 }
 
 export interface PeopleStore {
   /** Everything resolving `viewerKey`'s people needs, in one round trip; only items the viewer may see. */
   evidence(viewerKey: string): Promise<PeopleEvidence>;
+  /**
+   * A cheap digest of everything evidence(viewerKey) depends on: which items the viewer may see and each
+   * one's version, the workspace's active corrections, and the viewer's member address. Equal digests mean
+   * equal evidence, so a view resolved from it may be served again.
+   */
+  fingerprint(viewerKey: string): Promise<string>;
   /** The workspace's corrections, newest first (withdrawn ones too when asked). */
   corrections(
     workspaceId: string,

@@ -162,6 +162,7 @@ describe("statement people", () => {
           memberEmail: "alice@acme.test",
         };
       },
+      fingerprint: async () => "unchanged",
       corrections: async () => [],
       addCorrection: async () => {},
       withdrawCorrection: async () => null,
