@@ -10,6 +10,7 @@ import type { PeopleStore, StoredCorrection } from "../domain/people-store";
 import { workspaceOf } from "../domain/workspaces";
 import type { Db } from "./client";
 import { toDate, visibleBranches, visibleTo } from "./item-rows";
+import { backfillPeopleBatch } from "./people-backfill";
 import { items, workspaceMembers } from "./schema";
 import { itemPeople, itemPersonLinks, personCorrections } from "./schema-people";
 
@@ -161,6 +162,8 @@ export function createPgPeopleStore(db: Db): PeopleStore {
         .returning();
       return rows[0] ? toCorrection(rows[0]) : null;
     },
+
+    backfill: (limit) => backfillPeopleBatch(db, limit),
 
     async setMemberEmail(memberKey, email) {
       const rows = await db

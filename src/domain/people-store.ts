@@ -44,6 +44,12 @@ export interface PeopleStore {
   addCorrection(workspaceId: string, correction: Omit<StoredCorrection, "withdrawnAt">): Promise<void>;
   /** Marks the correction withdrawn; null when the workspace has no such correction (or it was withdrawn). */
   withdrawCorrection(workspaceId: string, id: string, at: Date): Promise<StoredCorrection | null>;
+  /**
+   * Derives the people of up to `limit` items stored before people evidence existed (marked pending) and
+   * clears their mark, in one transaction; an item that has people rows already (written since) only loses
+   * the mark. `scanned` below `limit` means none are left.
+   */
+  backfill(limit: number): Promise<{ scanned: number; derived: number }>;
   /** Ties a member to an address (null unties); false when the member does not exist. */
   setMemberEmail(memberKey: string, email: string | null): Promise<boolean>;
 }

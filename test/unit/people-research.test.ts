@@ -163,6 +163,7 @@ describe("statement people", () => {
         };
       },
       fingerprint: async () => "unchanged",
+      backfill: async () => ({ scanned: 0, derived: 0 }),
       corrections: async () => [],
       addCorrection: async () => {},
       withdrawCorrection: async () => null,
