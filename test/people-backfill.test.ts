@@ -31,7 +31,7 @@ async function peopleOf(user: string): Promise<PersonSummary[]> {
 }
 const values = (people: PersonSummary[]) => people.flatMap((p) => p.identifiers.map((i) => i.value));
 
-/** Runs the backfill until nothing is pending (other files' items are never pending). */
+/** Runs the backfill until nothing is pending (other files' items are never pending); how many it derived. */
 async function backfillAll() {
   const store = createPgPeopleStore(db);
   let derived = 0;
@@ -85,7 +85,8 @@ describe("people backfill", () => {
     expect(seenBefore).toContain("ada@acme.test");
     expect(seenBefore).not.toContain("grace@navy.test");
 
-    expect(await backfillAll()).toBeGreaterThanOrEqual(1);
+    // A scheduled run of another file may take some of the batch first: what counts is what is stored.
+    await backfillAll();
 
     expect(await ownRows(old!.id)).toEqual([
       { identifier: "email:alan@bletchley.test", role: "participant", name: "Alan Turing" },
