@@ -5,7 +5,7 @@
 import { buildAgentDeps, buildServices, createWorkerApp } from "./composition";
 import { consumeAuditBatch, consumeAuditDeadLetters } from "./cron/audit-consumer";
 import { pruneAudit } from "./cron/audit-retention";
-import { runModelBackfillStart, runSweep } from "./cron/cron-sweep-handler";
+import { runModelBackfillStart, runPeopleBackfill, runSweep } from "./cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "./cron/embed-consumer";
 import { consumeImportBatch, consumeImportDeadLetters } from "./cron/import-consumer";
 import { consumeSweepBatch } from "./cron/sweep-consumer";
@@ -43,12 +43,14 @@ export default {
   email: (message, env, ctx) => receiveEmail(message, buildServices(env, ctx)),
   async scheduled(controller, env, _ctx) {
     const services = buildServices(env);
-    // Every few minutes only the webhooks' outbox; daily the sweep and the audit trail's retention too.
+    // Every few minutes the webhooks' outbox and a bounded people backfill; daily the sweep and the audit
+    // trail's retention too.
     if (controller.cron !== WEBHOOK_OUTBOX_CRON) {
       await runSweep(services, controller);
       await pruneAudit(services);
     }
     await flushWebhookOutbox(services);
+    await runPeopleBackfill(services);
   },
   // One consumer per queue, chosen by the queue's name (wrangler.toml [[queues.consumers]]).
   async queue(batch, env, _ctx) {

@@ -3,6 +3,7 @@
  * PGlite), the Neon stand-in and `wrangler dev` on BENCH_PORT (8799). Wrangler's output goes to a log file.
  * BENCH_KEEP_DATABASE=1 leaves the database behind (its name is printed), to read its plans afterwards;
  * BENCH_REUSE_DATABASE=<name> runs on such a database instead of a fresh one (and leaves it too).
+ * BENCH_DATABASE_PREFIX names fresh databases (default um_bench), so parallel checkouts can tell theirs apart.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,7 +27,10 @@ export async function startBenchStack(
     ? undefined
     : reuse
       ? Object.assign(new URL(adminUrl), { pathname: `/${reuse}` }).toString()
-      : await createFreshDatabase(adminUrl, `um_bench_${name.replace(/\W/g, "_")}`);
+      : await createFreshDatabase(
+          adminUrl,
+          `${process.env.BENCH_DATABASE_PREFIX ?? "um_bench"}_${name.replace(/\W/g, "_")}`,
+        );
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   const logFile = `${ROOT}bench/results/${name}-wrangler.log`;
   writeFileSync(logFile, "");

@@ -2,7 +2,7 @@
  * The people operations, the same over HTTP and MCP: the caller's people (a view computed from the items
  * they may see, domain/people-view.ts), one person, the suggestions, and the members' corrections (merge,
  * split, distinct; listed and withdrawable; audited). A correction takes effect on the next read everywhere
- * because every read resolves again.
+ * because it changes the fingerprint every read checks (a kept view is resolved again).
  */
 import { AppError, notFound } from "../domain/errors";
 import { isUuid } from "../domain/memory";
@@ -20,6 +20,7 @@ import {
 import { webhookPayload } from "../domain/webhook-events";
 import { localName } from "../domain/workspaces";
 import { type Caller, requireScope } from "./caller";
+import { PeopleViewCache } from "./people-view-cache";
 import type { Services } from "./services";
 
 export const PEOPLE_PAGE_LIMIT = { default: 50, max: 200 } as const;
@@ -30,12 +31,28 @@ export const MAX_CORRECTIONS_LISTED = 500;
 
 type PeopleServices = Pick<Services, "people" | "audit">;
 
-/** The caller's people as they are now (their token's email claim ties them to that address too). */
+/** Views resolved in this isolate, served again while the viewer's inputs are unchanged. */
+const views = new PeopleViewCache();
+
+/**
+ * The caller's people as they are now (their token's email claim ties them to that address too). A view
+ * kept for the viewer is checked against their fingerprint first (one small statement); only a viewer whose
+ * items, corrections or address changed since, or who has none kept, pays for the evidence and the resolution.
+ */
 export async function viewOf(services: Pick<Services, "people">, viewerKey: string, email?: string) {
+  const key = `${viewerKey}\u0000${email ?? ""}`;
+  if (views.has(key)) {
+    const kept = views.get(key, await services.people.fingerprint(viewerKey));
+    if (kept) return kept;
+  }
   const evidence = await services.people.evidence(viewerKey);
-  return peopleView(evidence, selfKeysOf(viewerKey, [email, evidence.memberEmail]), {
+  const view = peopleView(evidence, selfKeysOf(viewerKey, [email, evidence.memberEmail]), {
     subjectName: subjectNameOf(viewerKey),
   });
+  if (evidence.fingerprint !== undefined) {
+    views.set(key, evidence.fingerprint, view, evidence.sightings.length);
+  }
+  return view;
 }
 
 const callerView = (services: Pick<Services, "people">, caller: Caller) =>

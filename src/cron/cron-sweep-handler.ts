@@ -9,6 +9,7 @@ import {
   maintainVectorIndex,
   startModelBackfill,
 } from "../app/embeddings";
+import { backfillPeople, PEOPLE_BACKFILL, type PeopleBackfillReport } from "../app/people-backfill";
 import type { Services } from "../app/services";
 import { MAX_SUBJECT_KEY_LENGTH } from "../domain/memory";
 import { logLine } from "../log";
@@ -46,7 +47,10 @@ export async function runSweep(
   controller: Pick<ScheduledController, "cron" | "scheduledTime">,
 ): Promise<SweepReport> {
   const { config } = services;
-  const backfillShare = services.embedder ? EMBED_BACKFILL_ROUND_TRIPS + 2 + VECTOR_UPKEEP_ROUND_TRIPS : 0;
+  // The people backfill runs after the sweep in the same invocation: a read and a write per batch.
+  const backfillShare =
+    (services.embedder ? EMBED_BACKFILL_ROUND_TRIPS + 2 + VECTOR_UPKEEP_ROUND_TRIPS : 0) +
+    2 * PEOPLE_BACKFILL.batches;
   const maxRoundTrips = Math.max(
     4,
     SUBREQUEST_BUDGET - RESERVED_SUBREQUESTS - config.sweep.maxDispatch - backfillShare,
@@ -130,5 +134,21 @@ export async function runModelBackfillStart(services: Services): Promise<boolean
   } catch (error) {
     logLine("warn", "embedding_model_backfill_start_failed", services.errors.logFields(error));
     return false;
+  }
+}
+
+/**
+ * Derives the people of items stored before people evidence existed, a bounded number per run (every
+ * scheduled invocation, so a large account catches up within days). A failure is logged; the items stay
+ * marked for the next run.
+ */
+export async function runPeopleBackfill(services: Services): Promise<PeopleBackfillReport | null> {
+  try {
+    const report = await backfillPeople(services);
+    if (report.scanned > 0) logLine("info", "people_backfill", { ...report });
+    return report;
+  } catch (error) {
+    logLine("warn", "people_backfill_failed", services.errors.logFields(error));
+    return null;
   }
 }

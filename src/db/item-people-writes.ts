@@ -9,6 +9,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { ItemInput } from "../domain/item-schema";
+import type { ItemPeopleInput } from "../domain/people/model";
 import { sightingsOf } from "../domain/people/sightings";
 import type { Db } from "./client";
 
@@ -22,13 +23,18 @@ export interface ItemPeopleRows {
 
 /** What one item's input says about people, as rows (deduplicated by what the tables' keys hold). */
 export function itemPeopleRows(input: ItemInput): ItemPeopleRows {
-  const { sightings, hardLinks } = sightingsOf({
+  return peopleRowsOf({
     id: ITEM_PLACEHOLDER,
     source: input.source,
     author: input.author ?? null,
     participants: input.participants ?? [],
     people: input.people,
   });
+}
+
+/** What an item says about people, as rows of item_people and item_person_links (one row per key). */
+export function peopleRowsOf(item: ItemPeopleInput): ItemPeopleRows {
+  const { sightings, hardLinks } = sightingsOf(item);
   const seen = new Set<string>();
   const rows: ItemPeopleRows["sightings"] = [];
   for (const s of sightings) {

@@ -245,6 +245,8 @@ function insertStatement(db: Db, batch: Prepared[]) {
         sharedWith: sql`${excluded("shared_with")}`,
         contentHash: sql`${excluded("content_hash")}`,
         updatedAt: sql`now()`,
+        // Its people are written in this transaction (item-people-writes.ts): nothing left for the backfill.
+        peoplePending: sql`false`,
       },
       setWhere: sql`${items.contentHash} <> ${excluded("content_hash")}`,
     })

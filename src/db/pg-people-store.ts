@@ -2,13 +2,15 @@
  * PeopleStore over Postgres. A viewer's evidence is read through the access rule (item-rows.ts visibleTo):
  * the sightings and hard links of items the viewer may see, so what they learn about people comes only from
  * those items; corrections are the workspace's (the application keeps those about identifiers the viewer
- * sees). One db.batch: one round trip.
+ * sees). One db.batch: one round trip. fingerprint() digests the same inputs in one cheap statement, so a
+ * view resolved once can be served until they change (app/people-view-cache.ts).
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { PeopleStore, StoredCorrection } from "../domain/people-store";
 import { workspaceOf } from "../domain/workspaces";
 import type { Db } from "./client";
-import { toDate, visibleTo } from "./item-rows";
+import { toDate, visibleBranches, visibleTo } from "./item-rows";
+import { backfillPeopleBatch } from "./people-backfill";
 import { items, workspaceMembers } from "./schema";
 import { itemPeople, itemPersonLinks, personCorrections } from "./schema-people";
 
@@ -29,11 +31,47 @@ const toCorrection = (row: CorrectionRow): StoredCorrection => ({
   withdrawnAt: row.withdrawnAt ? toDate(row.withdrawnAt) : null,
 });
 
+/**
+ * One statement of index lookups: the version of the viewer's own items (item_versions, bumped by triggers on
+ * every write and delete of them, backfill included); over the items others share with the viewer or their
+ * teams, how many and a sum of 64-bit hashes of (id, updated_at), so one gained, lost or rewritten changes it;
+ * the same of the workspace's active corrections; the viewer's member address. Equal digests mean equal
+ * evidence, but for two 64-bit sums colliding by chance.
+ */
+function fingerprintQuery(db: Db, viewerKey: string) {
+  const workspace = workspaceOf(viewerKey);
+  const [, shared] = visibleBranches(viewerKey);
+  return db
+    .select({
+      shared: sql<string>`count(*)::text || ':' || coalesce(sum(hashtextextended(${items.id}::text || ${items.updatedAt}::text, 0)), 0)::text`,
+      own: sql<string>`(select coalesce(sum(v.version), 0)::text from item_versions v where v.owner_id = ${viewerKey})`,
+      corrections: sql<string>`(select count(*)::text || ':' || coalesce(sum(hashtextextended(c.id::text, 0)), 0)::text
+        from person_corrections c where c.workspace_id = ${workspace} and c.withdrawn_at is null)`,
+      email: sql<string | null>`(select m.email from workspace_members m
+        where m.member_key = ${viewerKey} and m.removed_at is null limit 1)`,
+    })
+    .from(items)
+    .where(shared);
+}
+
+type DigestRow = { own: string; shared: string; corrections: string; email: string | null };
+const digestOf = (rows: DigestRow[]): string => {
+  const row = rows[0];
+  return row ? `${row.own}|${row.shared}|${row.corrections}|${row.email ?? ""}` : "";
+};
+
 export function createPgPeopleStore(db: Db): PeopleStore {
   return {
+    async fingerprint(viewerKey) {
+      return digestOf(await fingerprintQuery(db, viewerKey));
+    },
+
     async evidence(viewerKey) {
       const workspace = workspaceOf(viewerKey);
-      const [sightings, links, corrections, member] = await db.batch([
+      // The fingerprint first: read no later than the evidence, so a change between the two makes the next
+      // read's fingerprint differ from the one kept with this view (never a newer fingerprint on older evidence).
+      const [digest, sightings, links, corrections, member] = await db.batch([
+        fingerprintQuery(db, viewerKey),
         db
           .select({
             key: itemPeople.identifier,
@@ -79,6 +117,7 @@ export function createPgPeopleStore(db: Db): PeopleStore {
         corrections: corrections.map(toCorrection),
         memberEmail: member[0]?.email ?? null,
         truncated: sightings.length > MAX_EVIDENCE_SIGHTINGS,
+        fingerprint: digestOf(digest),
       };
     },
 
@@ -123,6 +162,8 @@ export function createPgPeopleStore(db: Db): PeopleStore {
         .returning();
       return rows[0] ? toCorrection(rows[0]) : null;
     },
+
+    backfill: (limit) => backfillPeopleBatch(db, limit),
 
     async setMemberEmail(memberKey, email) {
       const rows = await db

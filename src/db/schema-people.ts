@@ -1,6 +1,16 @@
 /** The people items name, the hard links their records make, and the workspace's corrections (drizzle/0015). */
 import { sql } from "drizzle-orm";
-import { boolean, check, index, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { items } from "./schema";
 import { timestamptz } from "./schema-columns";
 
@@ -56,4 +66,20 @@ export const personCorrections = pgTable(
     index("person_corrections_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
     check("person_corrections_kind_check", sql`${t.kind} in ('merge','split','distinct')`),
   ],
+);
+
+/**
+ * A version per owner of their items, bumped by triggers on every statement that writes or deletes any of
+ * them (drizzle/0020): a people read compares the viewer's with the version its kept view was resolved at.
+ * Spread over 16 slots by transaction, the version being their sum, so one owner's concurrent writes rarely
+ * wait on one row.
+ */
+export const itemVersions = pgTable(
+  "item_versions",
+  {
+    ownerId: text("owner_id").notNull(),
+    slot: smallint("slot").notNull(),
+    version: bigint("version", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ name: "item_versions_pk", columns: [t.ownerId, t.slot] })],
 );

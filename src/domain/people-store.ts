@@ -23,11 +23,19 @@ export interface PeopleEvidence {
   memberEmail: string | null;
   /** True when the viewer's items name more than the bound: the oldest sightings were left out. */
   truncated: boolean;
+  /** fingerprint(viewerKey) read with this evidence (absent when the store cannot tell). */
+  fingerprint?: string;
 }
 
 export interface PeopleStore {
   /** Everything resolving `viewerKey`'s people needs, in one round trip; only items the viewer may see. */
   evidence(viewerKey: string): Promise<PeopleEvidence>;
+  /**
+   * A cheap digest of everything evidence(viewerKey) depends on: which items the viewer may see and each
+   * one's version, the workspace's active corrections, and the viewer's member address. Equal digests mean
+   * equal evidence, so a view resolved from it may be served again.
+   */
+  fingerprint(viewerKey: string): Promise<string>;
   /** The workspace's corrections, newest first (withdrawn ones too when asked). */
   corrections(
     workspaceId: string,
@@ -36,6 +44,12 @@ export interface PeopleStore {
   addCorrection(workspaceId: string, correction: Omit<StoredCorrection, "withdrawnAt">): Promise<void>;
   /** Marks the correction withdrawn; null when the workspace has no such correction (or it was withdrawn). */
   withdrawCorrection(workspaceId: string, id: string, at: Date): Promise<StoredCorrection | null>;
+  /**
+   * Derives the people of up to `limit` items stored before people evidence existed (marked pending) and
+   * clears their mark, in one transaction; an item that has people rows already (written since) only loses
+   * the mark. `scanned` below `limit` means none are left.
+   */
+  backfill(limit: number): Promise<{ scanned: number; derived: number }>;
   /** Ties a member to an address (null unties); false when the member does not exist. */
   setMemberEmail(memberKey: string, email: string | null): Promise<boolean>;
 }

@@ -162,6 +162,8 @@ describe("statement people", () => {
           memberEmail: "alice@acme.test",
         };
       },
+      fingerprint: async () => "unchanged",
+      backfill: async () => ({ scanned: 0, derived: 0 }),
       corrections: async () => [],
       addCorrection: async () => {},
       withdrawCorrection: async () => null,

@@ -32,8 +32,25 @@ const HONORIFICS = new Set([
 ]);
 const MAX_TOKENS = 6;
 
+/**
+ * Names parsed, by their raw text: a view names the same few thousand people in tens of thousands of
+ * sightings, and parsing (Unicode folding, regular expressions) is most of what reading them costs. Cleared
+ * when full. The parsed names are shared, so they are never changed by their users.
+ */
+const PARSED = new Map<string, ParsedName | null>();
+const MAX_PARSED = 20_000;
+
 /** A name's comparable form, or null when nothing name-like is left (digits, punctuation, empty). */
 export function parseName(raw: string): ParsedName | null {
+  const known = PARSED.get(raw);
+  if (known !== undefined) return known;
+  if (PARSED.size >= MAX_PARSED) PARSED.clear();
+  const parsed = parseFresh(raw);
+  PARSED.set(raw, parsed);
+  return parsed;
+}
+
+function parseFresh(raw: string): ParsedName | null {
   let text = raw.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
   // "Lovelace, Ada" → "Ada Lovelace": one comma after a single word ("Richter, James Doe" stays as written).
   const comma = text.split(",");
