@@ -260,8 +260,7 @@ describe("ensureVectorIndex", () => {
     expect(first).toEqual({ name: await vectorIndexName(key), created: true });
     expect(await ensureVectorIndex(db, key)).toEqual({ name: first.name, created: false });
     const definition = await indexDefinition(first.name);
-    expect(definition).toMatch(/USING hnsw \(\(\(embedding\)::halfvec\(8\)\) halfvec_cosine_ops\)/);
-    expect(definition).toContain("WITH (m='16', ef_construction='64')");
+    expect(definition).toMatch(/USING hnsw \(\(\(embedding\)::vector\(8\)\) vector_cosine_ops\)/);
     expect(definition).toContain(`WHERE ((model = '${key.model}'::text) AND (dimensions = 8))`);
     await dropIndex(first.name);
   });

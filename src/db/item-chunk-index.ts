@@ -4,36 +4,27 @@
  * vectors of a model no longer configured; and the SQL forms of a model's key that the index and the
  * searches share (the vector type, the partial index's predicate, the vector literal).
  *
- * Only SQL pgvector 0.8.0 has (Neon's version; PGlite's extension takes the same DDL): `vector`, `halfvec`,
- * `<=>`, HNSW with `m`, `ef_construction`, `hnsw.ef_search` and `hnsw.iterative_scan`.
+ * Only SQL pgvector 0.8.0 has (Neon's version): `vector`, `halfvec`, `<=>`, HNSW with
+ * `hnsw.ef_search` and `hnsw.iterative_scan`.
  */
 import { sql } from "drizzle-orm";
 import type { EmbeddingKey } from "../domain/item-embedding";
 import type { Db } from "./client";
 import { sha256Hex } from "./content-hash";
 
-/** pgvector's HNSW indexes `halfvec` up to 4,000 dimensions. */
+/** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
+export const HNSW_MAX_VECTOR_DIMENSIONS = 2000;
 export const HNSW_MAX_HALFVEC_DIMENSIONS = 4000;
 
 /**
- * How the index is built: half-precision distances (an insert costs about a third less CPU than over
- * `vector` and the index is half the size, with the same recall), and pgvector's default graph (m 16,
- * ef_construction 64; a sparser or cheaper graph lost recall). Written out so a change of pgvector's
- * defaults cannot change an index silently. Changing any of this changes VECTOR_INDEX_VERSION, so the
- * index gets a new name: built beside the old one, which the upkeep then drops (dropOtherVectorIndexes).
- */
-export const VECTOR_INDEX_BUILD = { m: 16, efConstruction: 64 } as const;
-const VECTOR_INDEX_VERSION = "h";
-
-/**
- * The index for a (model, dimensions): a partial HNSW index over `embedding::halfvec(N)` restricted to
- * that model's rows, so each model's vectors have the fixed size an index needs while the column takes
- * any size. Its name is derived from the key and the build's version (names are at most 63 bytes; model
- * ids can be longer).
+ * The index for a (model, dimensions): a partial HNSW index over `embedding::vector(N)` (halfvec(N) past
+ * 2,000 dimensions) restricted to that model's rows, so each model's vectors have the fixed size an
+ * index needs while the column takes any size. Its name is derived from the key (names are at most 63
+ * bytes; model ids can be longer).
  */
 export async function vectorIndexName(key: EmbeddingKey): Promise<string> {
   const hash = (await sha256Hex(`${key.model}\u0000${key.dimensions}`)).slice(0, 12);
-  return `item_chunks_hnsw_${VECTOR_INDEX_VERSION}${key.dimensions}_${hash}`;
+  return `item_chunks_hnsw_${key.dimensions}_${hash}`;
 }
 
 /**
@@ -54,9 +45,7 @@ export async function ensureVectorIndex(
   await db.execute(
     sql.raw(
       `create index concurrently if not exists ${quoteIdent(name)} on item_chunks using hnsw ` +
-        `((embedding::${cast}) ${ops}) ` +
-        `with (m = ${VECTOR_INDEX_BUILD.m}, ef_construction = ${VECTOR_INDEX_BUILD.efConstruction}) ` +
-        `where ${modelPredicate(key)}`,
+        `((embedding::${cast}) ${ops}) where ${modelPredicate(key)}`,
     ),
   );
   return { name, created: true };
@@ -92,9 +81,10 @@ export function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.map((x) => Number(x.toPrecision(9))).join(",")}]`;
 }
 
-/** The index's expression type: what a query casts to for the index to serve it. */
 export function vectorType(dimensions: number): { cast: string; ops: string } {
-  return { cast: `halfvec(${dimensions})`, ops: "halfvec_cosine_ops" };
+  return dimensions <= HNSW_MAX_VECTOR_DIMENSIONS
+    ? { cast: `vector(${dimensions})`, ops: "vector_cosine_ops" }
+    : { cast: `halfvec(${dimensions})`, ops: "halfvec_cosine_ops" };
 }
 
 /** The partial index's predicate; literals, so a query's WHERE proves it whatever its parameters. */
