@@ -77,8 +77,16 @@ async function ingest(stack: Stack, user: string, seed: number): Promise<void> {
 /** Polls the user's workspace until nothing is pending; answers the last status. */
 async function untilIndexed(stack: Stack, user: string, since: number) {
   for (;;) {
-    const res = await fetch(`${stack.url}/admin/embeddings`, { headers: headers(user) });
-    const status = (await res.json()) as { pending?: number; indexed?: number; dimensions?: number | null };
+    // A poll the local server drops while the consumer keeps it busy is asked again, not the run's end.
+    const res = await fetch(`${stack.url}/admin/embeddings`, { headers: headers(user) }).catch((error) => {
+      console.error(`[bench] GET /admin/embeddings failed (${String(error.cause ?? error)}); asking again`);
+      return null;
+    });
+    const status = (res?.ok ? await res.json() : {}) as {
+      pending?: number;
+      indexed?: number;
+      dimensions?: number | null;
+    };
     if (status.pending === 0 && (status.indexed ?? 0) > 0) return status;
     if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error(`still ${status.pending} pending`);
     await new Promise((resolve) => setTimeout(resolve, 100));

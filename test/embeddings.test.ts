@@ -9,7 +9,11 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config/config";
 import { EmbeddingError } from "../src/domain/embeddings";
 import { createEmbedder } from "../src/embeddings/create-embedder";
-import { createOpenAiEmbedder, OPENAI_MAX_INPUTS_PER_REQUEST } from "../src/embeddings/openai";
+import {
+  createOpenAiEmbedder,
+  embeddingVector,
+  OPENAI_MAX_INPUTS_PER_REQUEST,
+} from "../src/embeddings/openai";
 import {
   type AiBinding,
   BGE_QUERY_INSTRUCTION,
@@ -44,16 +48,16 @@ async function embeddingError(promise: Promise<unknown>): Promise<EmbeddingError
 const requestsOf = (match: string) => control.requests(match, { role: "embedding" });
 
 describe("the OpenAI embedder through the official SDK", () => {
-  it("answers one vector per text, in order, as the server computed them, asking for floats", async () => {
+  it("answers one vector per text, in order, as the server computed them, asking for base64 float32", async () => {
     const m = marker();
     const texts = [`${m} the ledger cut-over`, `${m} lunch plans`];
     const embedder = openAi();
     expect(embedder).toMatchObject({ model: "openai:fake-embedding", dimensions: null, maxInputTokens: 512 });
     const vectors = await embedder.embed(texts, "document");
-    expect(vectors).toEqual(texts.map((t) => fakeEmbedding(t)));
+    expect(vectors).toEqual(texts.map((t) => fakeEmbedding(t).map(Math.fround)));
     const [sent] = await requestsOf(m);
     expect(sent).toMatchObject({ status: 200, handledBy: "policy:embeddings" });
-    expect(sent!.body).toEqual({ model: "fake-embedding", input: texts, encoding_format: "float" });
+    expect(sent!.body).toEqual({ model: "fake-embedding", input: texts, encoding_format: "base64" });
   });
 
   it("asks for the configured dimensions and checks every vector has them", async () => {
@@ -62,9 +66,36 @@ describe("the OpenAI embedder through the official SDK", () => {
     expect(embedder.dimensions).toBe(64);
     const [vector] = await embedder.embed([`${m} quarterly numbers`], "query");
     expect(vector).toHaveLength(64);
-    expect(vector).toEqual(fakeEmbedding(`${m} quarterly numbers`, 64));
+    expect(vector).toEqual(fakeEmbedding(`${m} quarterly numbers`, 64).map(Math.fround));
     const [sent] = await requestsOf(m);
-    expect(sent!.body).toMatchObject({ dimensions: 64, encoding_format: "float" });
+    expect(sent!.body).toMatchObject({ dimensions: 64, encoding_format: "base64" });
+  });
+
+  it("asks a server that refuses base64 for floats, then and from then on", async () => {
+    const m = marker();
+    await control.fault(
+      m,
+      { kind: "http_error", status: 400, message: "encoding_format must be float" },
+      { role: "embedding" },
+    );
+    const embedder = openAi();
+    expect(await embedder.embed([`${m} first`], "document")).toEqual([fakeEmbedding(`${m} first`)]);
+    expect(await embedder.embed([`${m} second`], "document")).toEqual([fakeEmbedding(`${m} second`)]);
+    const sent = await requestsOf(m);
+    expect(sent.map((r) => [r.status, (r.body as { encoding_format: string }).encoding_format])).toEqual([
+      [400, "base64"],
+      [200, "float"],
+      [200, "float"],
+    ]);
+  });
+
+  it("reads an embedding as floats or as base64 float32, and nothing else", () => {
+    const floats = [0.25, -1.5, 3];
+    const base64 = btoa(String.fromCharCode(...new Uint8Array(new Float32Array(floats).buffer)));
+    expect(embeddingVector(floats)).toEqual(floats);
+    expect(embeddingVector(base64)).toEqual(floats);
+    for (const bad of ["", "not base64!", btoa("abc"), 7, null, { x: 1 }])
+      expect(embeddingVector(bad)).toBeNull();
   });
 
   it("knows OpenAI's models: their sizes and input limits", () => {
@@ -79,7 +110,7 @@ describe("the OpenAI embedder through the official SDK", () => {
     const m = marker();
     const texts = Array.from({ length: 300 }, (_, i) => `${m} text number ${i}`);
     const vectors = await openAi({ dimensions: 16 }).embed(texts, "document");
-    expect(vectors).toEqual(texts.map((t) => fakeEmbedding(t, 16)));
+    expect(vectors).toEqual(texts.map((t) => fakeEmbedding(t, 16).map(Math.fround)));
     const sent = await requestsOf(m);
     expect(sent.map((r) => (r.body as { input: string[] }).input.length)).toEqual([128, 128, 44]);
   });
@@ -109,7 +140,12 @@ describe("the OpenAI embedder through the official SDK", () => {
     await control.fault(m, { kind: "server_error" }, { role: "embedding" });
     await control.fault(m, { kind: "overloaded" }, { role: "embedding" });
     await control.fault(m, { kind: "http_error", status: 401 }, { role: "embedding" });
-    await control.fault(m, { kind: "http_error", status: 400, message: "bad input" }, { role: "embedding" });
+    // Twice: a 400 to a request for base64 is asked again for floats.
+    await control.fault(
+      m,
+      { kind: "http_error", status: 400, message: "bad input" },
+      { role: "embedding", times: 2 },
+    );
     const embedder = openAi();
     const outcomes = [];
     for (let i = 0; i < 4; i++) {
@@ -363,7 +399,9 @@ describe("createEmbedder", () => {
       parseConfig({ ...env, EMBEDDING_MODEL: "openai:fake-embedding" }).embeddings,
       {},
     );
-    expect(await embedder!.embed([`${m} hello`], "document")).toEqual([fakeEmbedding(`${m} hello`)]);
+    expect(await embedder!.embed([`${m} hello`], "document")).toEqual([
+      fakeEmbedding(`${m} hello`).map(Math.fround),
+    ]);
   });
 
   it("names the setting that cannot work", () => {
