@@ -310,10 +310,14 @@ function involves(person: string): SQL {
   return sql`(${joined} and (${items.author} ilike ${pattern} or exists (select 1 from unnest(${items.participants}) as p(name) where p.name ilike ${pattern})))`;
 }
 
-/** The item names one of `keys` (item_people, by its key: item_id, identifier). */
+/**
+ * The item names one of `keys`: its id is among those item_people lists for them (by identifier), read once
+ * into an array, so the planner can OR the primary key with the name filter's trigram index instead of
+ * testing every item of the viewer newest first (700 ms at 100,000 items for a person on 20 of them).
+ */
 function namesAnyOf(keys: string[]): SQL | undefined {
   if (keys.length === 0) return undefined;
-  return sql`exists (select 1 from item_people ip where ip.item_id = ${items.id} and ip.identifier = any(${sql.param(keys)}::text[]))`;
+  return sql`${items.id} = any(array(select ip.item_id from item_people ip where ip.identifier = any(${sql.param(keys)}::text[])))`;
 }
 
 function boundSnippet(text: string): string {

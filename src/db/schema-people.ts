@@ -31,9 +31,12 @@ export const itemPeople = pgTable(
     /** The source marked the account as automated (a Slack bot, a GitHub `[bot]` login). */
     bot: boolean("bot").notNull().default(false),
   },
-  // One index, the key: reads go from visible items to their people, and the person filter tests one
-  // item's identifiers (item_id, identifier); nothing looks items up by identifier alone.
-  (t) => [primaryKey({ name: "item_people_pk", columns: [t.itemId, t.identifier, t.role] })],
+  // The key: reads go from visible items to their people. By identifier: the person filter finds a person's
+  // items (item-search.ts namesAnyOf) without reading every row.
+  (t) => [
+    primaryKey({ name: "item_people_pk", columns: [t.itemId, t.identifier, t.role] }),
+    index("item_people_identifier_idx").on(t.identifier, t.itemId),
+  ],
 );
 
 /** Hard links one item's record makes between two identifiers (one account): removed with the item. */
