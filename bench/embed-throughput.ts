@@ -13,6 +13,7 @@
  * (node ../shared/tools/word-vector-embeddings.mjs 8812, then EMBEDDING_MODEL=openai:wink-sg-100d
  * EMBEDDING_BASE_URL=http://127.0.0.1:8812/v1).
  */
+
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,7 @@ import { type Stack, startStack } from "../scripts/lib/stack";
 import { signDevToken } from "../scripts/lib/token";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET } from "./lib/bench-stack";
+import { embeddingStatus } from "./lib/embedding-status";
 import { syntheticWorkspace } from "./lib/synthetic-workspace";
 
 const ITEMS = Number(process.env.ITEMS ?? 5000);
@@ -77,18 +79,9 @@ async function ingest(stack: Stack, user: string, seed: number): Promise<void> {
 /** Polls the user's workspace until nothing is pending; answers the last status. */
 async function untilIndexed(stack: Stack, user: string, since: number) {
   for (;;) {
-    // A poll the local server drops while the consumer keeps it busy is asked again, not the run's end.
-    const res = await fetch(`${stack.url}/admin/embeddings`, { headers: headers(user) }).catch((error) => {
-      console.error(`[bench] GET /admin/embeddings failed (${String(error.cause ?? error)}); asking again`);
-      return null;
-    });
-    const status = (res?.ok ? await res.json() : {}) as {
-      pending?: number;
-      indexed?: number;
-      dimensions?: number | null;
-    };
-    if (status.pending === 0 && (status.indexed ?? 0) > 0) return status;
-    if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error(`still ${status.pending} pending`);
+    const status = await embeddingStatus(stack.url, headers(user));
+    if (status?.pending === 0 && status.indexed > 0) return status;
+    if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error(`still ${status?.pending} pending`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

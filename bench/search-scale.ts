@@ -27,6 +27,7 @@ import { signDevToken } from "../scripts/lib/token";
 import { postItems } from "../scripts/load-demo";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, startBenchStack } from "./lib/bench-stack";
+import { embeddingStatus } from "./lib/embedding-status";
 import { runLoad } from "./lib/load";
 import { type Statement, startWireTap } from "./lib/pg-wire-tap";
 import { summarize } from "./lib/stats";
@@ -215,10 +216,9 @@ async function untilIndexed(ingestSeconds: number) {
   const admin = signDevToken(BENCH_SECRET, USER, ["memory:read", "items:write", "admin"]);
   const t0 = performance.now();
   for (;;) {
-    const status = await embeddingStatus(admin);
+    const status = await embeddingStatus(stack.url, { authorization: `Bearer ${admin}` });
     const seconds = (performance.now() - t0) / 1000;
     if (!status) {
-      // A loaded machine can time the status read out: ask again at the next poll.
       await new Promise((r) => setTimeout(r, 5000));
       continue;
     }
@@ -234,22 +234,6 @@ async function untilIndexed(ingestSeconds: number) {
       `[bench] embedded ${status.indexed}/${status.items} (${Math.round(seconds)} s after ingest)`,
     );
     await new Promise((r) => setTimeout(r, 5000));
-  }
-}
-
-async function embeddingStatus(token: string) {
-  try {
-    const res = await fetch(`${stack.url}/admin/embeddings`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    if (!res.ok) {
-      console.error(`[bench] GET /admin/embeddings answered ${res.status}`);
-      return null;
-    }
-    return (await res.json()) as { items: number; indexed: number; pending: number };
-  } catch (error) {
-    console.error(`[bench] GET /admin/embeddings failed: ${error instanceof Error ? error.message : error}`);
-    return null;
   }
 }
 
