@@ -5,6 +5,8 @@
  * and without people rows get them: an item rewritten meanwhile carries its own (the upsert clears the
  * mark and locks the row, which this statement waits for and then skips), and one written since people
  * evidence existed, before the mark did, keeps what its write stored (its structured people included).
+ * A mark is only cleared on an item this statement derives or that has people rows already: one left out
+ * for another reason (a concurrent change) keeps it for the next run.
  */
 import { asc, sql } from "drizzle-orm";
 import type { Db } from "./client";
@@ -58,6 +60,9 @@ export async function backfillPeopleBatch(
     )
     update items set people_pending = false
     where id = any(${sql.param(ids)}::uuid[]) and people_pending
+      and (id in (select id from todo)
+        or exists (select 1 from item_people p where p.item_id = items.id)
+        or exists (select 1 from item_person_links l where l.item_id = items.id))
     returning (id in (select id from todo)) as derived`);
   const rows = result.rows as { derived: boolean }[];
   return { scanned: pending.length, derived: rows.filter((r) => r.derived).length };
