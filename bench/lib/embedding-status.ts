@@ -10,7 +10,10 @@ export interface EmbeddingStatus {
   dimensions: number | null;
 }
 
-export async function embeddingStatus(url: string, headers: Record<string, string>): Promise<EmbeddingStatus | null> {
+export async function embeddingStatus(
+  url: string,
+  headers: Record<string, string>,
+): Promise<EmbeddingStatus | null> {
   try {
     const res = await fetch(`${url}/admin/embeddings`, { headers });
     if (res.ok) return (await res.json()) as EmbeddingStatus;
