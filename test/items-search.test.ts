@@ -247,6 +247,8 @@ describe("GET /items search", () => {
                 ? "Memo memo"
                 : `Note ${String(i).padStart(4, "0")}`,
         body: i % 2 === 0 ? "A ledger memo." : "A memo.",
+        // A person on more items than namesAnyOf reads into an array (COMMON_PERSON_ITEMS): read row by row.
+        author: i % 2 === 1 ? "Wren Okafor <wren@acme.example>" : "Ledger Bot <ledger@acme.example>",
         occurredAt: minute(i),
       }),
     );
@@ -270,6 +272,12 @@ describe("GET /items search", () => {
       }
       expect(seen.sort()).toEqual(newest.map((i) => i.externalId).sort());
     }
+    // The common person, by address and as a filter of a ranked search: the very items that name her.
+    const odd = items.filter((_, i) => i % 2 === 1).map((i) => i.externalId);
+    expect(ids(await search(user, "people=wren%40acme.example&limit=5"))).toEqual(odd.slice(-5).reverse());
+    const memoByWren = await search(user, "q=memo&people=wren%40acme.example&limit=100");
+    expect(ids(memoByWren)[0]).toBe("n-2001");
+    expect(ids(memoByWren).every((id) => odd.includes(id))).toBe(true);
   });
 
   it("counts the statistics that shape a ranking over the viewer's items only", async () => {

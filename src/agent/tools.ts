@@ -4,7 +4,7 @@ import { ITEM_KINDS } from "../domain/item-schema";
 import type { Item, ItemLink, ItemStore, ItemSummary } from "../domain/items";
 import { type ContentBlock, INVALID_TOOL_INPUT, type ToolDefinition } from "../domain/llm";
 import type { Person } from "../domain/people/model";
-import { type PeopleView, peopleMatching, recentItemsOf } from "../domain/people-view";
+import { type PeopleView, peopleMatching, personFilter, recentItemsOf } from "../domain/people-view";
 import { REF_SHAPE, type RefTable } from "./refs";
 import { truncate, untrusted } from "./untrusted";
 import { TOOL_NAMES } from "./wire-format";
@@ -166,11 +166,9 @@ export function createResearchTools(deps: {
 
   const handlers: { [K in ToolName]: (input: z.output<(typeof TOOL_SCHEMAS)[K]>) => Promise<unknown> } = {
     search_items: async (input) => {
-      const identifiers = input.person
-        ? (await personNamed(input.person)).person.identifiers.map((i) => i.key)
-        : undefined;
+      const byPerson = input.person ? personFilter([(await personNamed(input.person)).person]) : undefined;
       const page = await items.search(subjectKey, {
-        ...(identifiers ? { identifiers } : {}),
+        ...byPerson,
         q: input.query,
         mode: "hybrid",
         kinds: input.kinds,

@@ -38,7 +38,7 @@ export async function searchItems(
     throw new AppError("bad_request", '"since" must be before "until"');
   }
   // Person ids and names resolve through the viewer's people to identifiers (app/people.ts).
-  const identifiers = await searchIdentifiers(
+  const byPerson = await searchIdentifiers(
     services,
     { subjectKey, email: viewerEmail },
     {
@@ -46,7 +46,7 @@ export async function searchItems(
       people: query.people,
     },
   );
-  const page = await services.items.search(subjectKey, identifiers ? { ...query, identifiers } : query);
+  const page = await services.items.search(subjectKey, { ...query, ...byPerson });
   event.itemIds = page.items.map((hit) => hit.id);
   return page;
 }

@@ -13,6 +13,7 @@ import {
   type PeopleView,
   peopleMatching,
   peopleView,
+  personFilter,
   recentItemsOf,
   selfKeysOf,
   subjectNameOf,
@@ -250,25 +251,24 @@ function announceCorrection(
 
 /**
  * The identifier keys of the people a search names: `person` ids (each must be one of the caller's people:
- * bad_request otherwise) and `people` strings that name a person by name or identifier.
+ * bad_request otherwise) and `people` strings that name a person by name or identifier; with how many items
+ * the view counts for those people.
  */
 export async function searchIdentifiers(
   services: Pick<Services, "people">,
   viewer: { subjectKey: string; email?: string },
   filter: { person?: string[]; people?: string[] },
-): Promise<string[] | undefined> {
+): Promise<{ identifiers: string[]; identifierItems: number } | undefined> {
   if (!filter.person?.length && !filter.people?.length) return undefined;
   const view = await viewOf(services, viewer.subjectKey, viewer.email);
-  const keys = new Set<string>();
+  const people = new Set<Person>();
   for (const id of filter.person ?? []) {
     const person = findPerson(view, id);
     if (!person) throw new AppError("bad_request", `person "${id}" is not one of your people`);
-    for (const i of person.identifiers) keys.add(i.key);
+    people.add(person);
   }
-  for (const text of filter.people ?? []) {
-    for (const person of peopleMatching(view, text)) for (const i of person.identifiers) keys.add(i.key);
-  }
-  return [...keys];
+  for (const text of filter.people ?? []) for (const person of peopleMatching(view, text)) people.add(person);
+  return personFilter([...people]);
 }
 
 const CURSOR_PREFIX = "o";

@@ -77,7 +77,8 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
   if (query.people?.length || query.identifiers?.length) {
-    filters.push(or(...(query.people ?? []).map(involves), namesAnyOf(query.identifiers ?? [])));
+    const keys = query.identifiers ?? [];
+    filters.push(or(...(query.people ?? []).map(involves), namesAnyOf(keys, query.identifierItems ?? 0)));
   }
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   const mode = query.mode ?? "keyword";
@@ -311,13 +312,25 @@ function involves(person: string): SQL {
 }
 
 /**
- * The item names one of `keys`: its id is among those item_people lists for them (by identifier), read once
- * into an array, so the planner can OR the primary key with the name filter's trigram index instead of
- * testing every item of the viewer newest first (700 ms at 100,000 items for a person on 20 of them).
+ * A person seen in more items than this is filtered item by item (namesAnyOf).
  */
-function namesAnyOf(keys: string[]): SQL | undefined {
+export const COMMON_PERSON_ITEMS = 1000;
+
+/**
+ * The item names one of `keys`, seen in about `seenIn` of the viewer's items. For a person seen in few:
+ * its id is among those item_people lists for them (by identifier), read once into an array, so the
+ * planner can OR the primary key with the name filter's trigram index instead of testing every item of the
+ * viewer newest first (700 ms at 100,000 items for a person on 20 of them). For a common one the array
+ * would hold tens of thousands of ids, everyone's, each test of a row reading it whole (`= any` of an array
+ * is a linear search): the row's own item_people entries are looked up instead (an index probe), and a walk
+ * newest first meets a match every few rows.
+ */
+function namesAnyOf(keys: string[], seenIn: number): SQL | undefined {
   if (keys.length === 0) return undefined;
-  return sql`${items.id} = any(array(select ip.item_id from item_people ip where ip.identifier = any(${sql.param(keys)}::text[])))`;
+  const named = sql`ip.identifier = any(${sql.param(keys)}::text[])`;
+  return seenIn > COMMON_PERSON_ITEMS
+    ? sql`exists (select 1 from item_people ip where ip.item_id = ${items.id} and ${named})`
+    : sql`${items.id} = any(array(select ip.item_id from item_people ip where ${named}))`;
 }
 
 function boundSnippet(text: string): string {

@@ -99,7 +99,8 @@ export async function keywordStatistics(
   );
   // A sample of every item is exact. Otherwise the capped count runs only when the sample neither found the
   // term SAMPLED_ENOUGH times nor estimates it past COMMON_ESTIMATE (null: estimated); CASE evaluates its
-  // subquery only in the branch taken.
+  // subquery only in the branch taken. `n` is materialized: inlined, each mention of n.documents counted
+  // the viewer's items again (seven counts for three terms, 2.8 s against 0.4 s at 100,000 items under load).
   const perTerm = query.terms.map((term, i) => {
     const n = sql.raw(String(i));
     return sql`, numnode(${tsquery(term)}) as nodes_${n}, s.sampled_${n},
@@ -117,7 +118,7 @@ export async function keywordStatistics(
       ) u order by occurred_at desc, id desc limit ${STATS_SAMPLE}::int
     ),
     s as (select count(*) as sample_size, avg(dl) as average_length ${sql.join(sampled, sql``)} from sample),
-    n as (select (select count(*) from ${items} where ${owned}) + (select count(*) from ${sharedItems}) as documents)
+    n as materialized (select (select count(*) from ${items} where ${owned}) + (select count(*) from ${sharedItems}) as documents)
     select n.documents, s.sample_size, s.average_length ${sql.join(perTerm, sql``)} from s, n`);
   const row = (result.rows[0] ?? {}) as Record<string, unknown>;
   const documents = Number(row.documents ?? 0);

@@ -139,3 +139,11 @@ export function recentItemsOf(view: PeopleView, person: Person, limit: number): 
     )
     .slice(0, limit);
 }
+
+/** The identifier keys of `people`, and how many items they are seen in (SearchQuery.identifierItems). */
+export function personFilter(people: Person[]): { identifiers: string[]; identifierItems: number } {
+  return {
+    identifiers: [...new Set(people.flatMap((p) => p.identifiers.map((i) => i.key)))],
+    identifierItems: people.reduce((sum, p) => sum + p.items.length, 0),
+  };
+}
