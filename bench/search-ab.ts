@@ -1,0 +1,71 @@
+/**
+ * Search queries timed against two builds of the service on one kept database, interleaved (A B, then B A),
+ * so both meet the same machine: this tree (B) and another checkout (A, e.g. the previous commit's).
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REUSE_DATABASE=<a kept
+ *   bench:search-scale database> BASE_CHECKOUT=/tmp/base ROUNDS=10 QUERIES='q=a&mode=keyword|people=b'
+ *   npm run bench:search-ab
+ * Prints, per query, each build's median and p90 (ms) and the ratio of the medians (B / A). The fake
+ * embedder serves both stacks, so hybrid and semantic queries work too.
+ */
+import { signDevToken } from "../scripts/lib/token";
+import { startFakeLlm } from "../test/support/node/fake-llm/server";
+import { BENCH_SECRET, startBenchStack } from "./lib/bench-stack";
+import { summarize } from "./lib/stats";
+
+const BASE_CHECKOUT = process.env.BASE_CHECKOUT;
+if (!BASE_CHECKOUT || !process.env.BENCH_REUSE_DATABASE) {
+  throw new Error("set BASE_CHECKOUT (another checkout of this repository) and BENCH_REUSE_DATABASE");
+}
+const QUERIES = (process.env.QUERIES ?? "q=qwertzuiop&mode=keyword").split("|");
+const ROUNDS = Number(process.env.ROUNDS ?? 10);
+
+const fake = await startFakeLlm();
+const vars = {
+  EMBEDDING_MODEL: "openai:fake-embedding",
+  EMBEDDING_BASE_URL: `${fake.url}/openai/v1`,
+  OPENAI_API_KEY: "fake-key",
+};
+const base: { startBenchStack: typeof startBenchStack } = await import(
+  `${BASE_CHECKOUT}/bench/lib/bench-stack.ts`
+);
+const port = Number(process.env.BENCH_PORT ?? 9561);
+process.env.BENCH_PORT = String(port);
+const a = await base.startBenchStack("search-ab-a", vars);
+process.env.BENCH_PORT = String(port + 1);
+const b = await startBenchStack("search-ab-b", vars);
+const token = signDevToken(BENCH_SECRET, "bench-user");
+
+async function timed(url: string, query: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/items?${query}&limit=20`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${query}: ${res.status} ${body.slice(0, 200)}`);
+  return performance.now() - t0;
+}
+
+try {
+  for (const query of QUERIES) {
+    await timed(a.url, query); // warm-up: each build's people view and caches
+    await timed(b.url, query);
+  }
+  const times = new Map(QUERIES.map((q) => [q, { a: [] as number[], b: [] as number[] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const query of QUERIES) {
+      const t = times.get(query)!;
+      const order = round % 2 === 0 ? (["a", "b"] as const) : (["b", "a"] as const);
+      for (const side of order) t[side].push(await timed(side === "a" ? a.url : b.url, query));
+    }
+  }
+  console.log("  A med   B med  B / A    A p90   B p90  query");
+  for (const [query, t] of times) {
+    const [sa, sb] = [summarize(t.a), summarize(t.b)];
+    const cells = [sa.median, sb.median, sb.median / sa.median, sa.p90, sb.p90];
+    console.log(`${cells.map((c, i) => c.toFixed(i === 2 ? 2 : 1).padStart(7)).join(" ")}  ${query}`);
+  }
+} finally {
+  await a.close();
+  await b.close();
+  await fake.close();
+}
