@@ -121,13 +121,18 @@ function nearestByEither(nearest: NearestQuery): SQL {
   const decided = sql`(case when ${allChunks} > 0
     then least(${VISIBLE_COUNT_CAP}::int, greatest(${steps}::int, floor(sqrt(${allChunks} * ${steps}::float8))::int) + 1)
     else ${VISIBLE_COUNT_CAP}::int end)`;
+  // The items counted are kept: when the count stops short of the choice (exact), they are every visible
+  // item, and the exact plan reads their chunks without finding them again (a person's 2,000 items took
+  // 140 ms to count and as long again to read for the exact plan, at 100,000 items).
+  // (Stopping at `decided` always makes n * n exceed greatest(n, all chunks) * steps, so the graph.)
   return sql`
-    with size as materialized (
+    with visible as materialized (${visibleItems(subjectKey, filters, decided)}),
+    size as materialized (
       select n >= ${VISIBLE_COUNT_CAP}::int
         or n::float8 * n > greatest(n, ${allChunks}) * ${steps}::float8 as graph
-      from (${visibleCount(subjectKey, filters, decided)}) v
+      from (select count(*)::int as n from visible) v
     )
-    (select * from (${nearestExact(nearest)}) e where not (select graph from size))
+    (select * from (${exactOver(sql`visible`, nearest)}) e where not (select graph from size))
     union all
     (select * from (${nearestByIndex(nearest)}) x where (select graph from size))`;
 }
@@ -151,8 +156,12 @@ function nearestByIndex({ subjectKey, query, key, filters, candidates }: Nearest
     limit ${candidates}::int`;
 }
 
-function nearestExact({ subjectKey, query, key, filters, candidates }: NearestQuery): SQL {
-  const [owned, shared] = visibleBranches(subjectKey);
+function nearestExact(nearest: NearestQuery): SQL {
+  return exactOver(sql`(${visibleItems(nearest.subjectKey, nearest.filters)})`, nearest);
+}
+
+/** Every distance of the current chunks of the items `visible` lists (rows of id): the nearest `candidates`. */
+function exactOver(visible: SQL, { query, key, candidates }: NearestQuery): SQL {
   // No cast in the ORDER BY, so no HNSW index can serve it: every distance of the viewer's chunks.
   const distance = sql`(c.embedding <=> ${vectorLiteral(query)}::vector)`;
   // LATERAL, fenced by OFFSET 0 so the planner cannot flatten it, pins the join order whatever the
@@ -161,13 +170,7 @@ function nearestExact({ subjectKey, query, key, filters, candidates }: NearestQu
   // outside and rescan every visible item per chunk: 4.3 s for 1,500 items.
   return sql`
     select c.item_id, c.chunk_index, c.snippet, ${distance} as distance
-    from (
-      select ${items.id} as id, ${items.contentHash} as content_hash from ${items}
-      where ${and(owned, ...filters)}
-      union all
-      select ${items.id}, ${items.contentHash} from (select * from ${items} where ${shared} offset 0) ${items}
-      where ${and(sql`true`, ...filters)}
-    ) v
+    from (select i.id, i.content_hash from ${visible} v join ${items} i on i.id = v.id offset 0) v
     cross join lateral (
       select c.item_id, c.chunk_index, c.snippet, c.embedding from item_chunks c
       where c.item_id = v.id and ${sql.raw(modelPredicate(key, "c"))} and c.content_hash = v.content_hash
@@ -177,17 +180,20 @@ function nearestExact({ subjectKey, query, key, filters, candidates }: NearestQu
     limit ${candidates}::int`;
 }
 
-/** How many items the viewer may see pass `filters` (n), counted up to `cap`. */
-function visibleCount(subjectKey: string, filters: (SQL | undefined)[], cap: SQL): SQL {
+/**
+ * The ids of the items the viewer may see that pass `filters`: all, or at most `cap` of them. Ids only, so
+ * without filters they come from the owner index alone (the content hash would read every row).
+ */
+function visibleItems(subjectKey: string, filters: (SQL | undefined)[], cap?: SQL): SQL {
   const [owned, shared] = visibleBranches(subjectKey);
+  const limit = cap ? sql`limit ${cap}` : sql``;
+  const columns = sql`${items.id} as id`;
   return sql`
-    select count(*)::int as n from (
-      (select 1 from ${items} where ${and(owned, ...filters)} limit ${cap})
-      union all
-      (select 1 from (select * from ${items} where ${shared} offset 0) ${items}
-        where ${and(sql`true`, ...filters)} limit ${cap})
-      limit ${cap}
-    ) visible`;
+    (select ${columns} from ${items} where ${and(owned, ...filters)} ${limit})
+    union all
+    (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
+      where ${and(sql`true`, ...filters)} ${limit})
+    ${limit}`;
 }
 
 /** The session settings of a vector search (SET LOCAL: only for the transaction they run in). */
