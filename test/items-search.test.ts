@@ -231,10 +231,13 @@ describe("GET /items search", () => {
   it("ranks the newest 1,000 matches of a word too common to rank all of, found either way", async () => {
     const user = newUserId();
     const minute = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString();
-    // 2,500 items: "memo" on all of them (read by walking the items newest first), "ledger" on every other
-    // one (1,250 of 2,500: read through the text index). Neither can be ranked whole (1,000 at most), so
-    // each ranks its newest 1,000 matches: the best match among them first, an older better one not at all.
-    const total = 2500;
+    // 1,400 items: "memo" on all of them, "ledger" on four in five (1,120). Neither can be ranked whole (1,000 at
+    // most), so each ranks its newest 1,000 matches: the best match among them first, an older better one not at
+    // all. The newest 1,000 items hold 800 "ledger", estimated at 1,120 of 1,400: read through the text index
+    // (1,120² < 1,000 × 1,400); "memo" is read by walking the items newest first (1,400² >= 1,000 × 1,400).
+    const total = 1400;
+    const hasLedger = (i: number) => i % 5 !== 4;
+    const byWren = (i: number) => i % 7 !== 0;
     const items = Array.from({ length: total }, (_, i) =>
       item({
         externalId: `n-${i}`,
@@ -243,24 +246,26 @@ describe("GET /items search", () => {
             ? "Ledger ledger ledger memo memo memo"
             : i === 1000
               ? "Ledger ledger"
-              : i === 2001
+              : i === 904
                 ? "Memo memo"
                 : `Note ${String(i).padStart(4, "0")}`,
-        body: i % 2 === 0 ? "A ledger memo." : "A memo.",
+        body: hasLedger(i) ? "A ledger memo." : "A memo.",
         // A person on more items than namesAnyOf reads into an array (COMMON_PERSON_ITEMS): read row by row.
-        author: i % 2 === 1 ? "Wren Okafor <wren@acme.example>" : "Ledger Bot <ledger@acme.example>",
+        // The other author's name is as long, so the lengths BM25 normalises by stay alike.
+        author: byWren(i) ? "Wren Okafor <wren@acme.example>" : "Kai Doe <kai.doe0@acme.example>",
         occurredAt: minute(i),
       }),
     );
     for (let at = 0; at < total; at += 500) await ingest(user, items.slice(at, at + 500));
 
     const ledger = await search(user, "q=ledger&limit=100");
-    expect(ids(ledger).slice(0, 3)).toEqual(["n-1000", "n-2498", "n-2496"]);
+    expect(ids(ledger).slice(0, 3)).toEqual(["n-1000", "n-1398", "n-1397"]);
+    // The items without "ledger" are shorter, so they match "memo" better than the rest.
     const memo = await search(user, "q=memo&limit=100");
-    expect(ids(memo).slice(0, 3)).toEqual(["n-2001", "n-2499", "n-2497"]);
+    expect(ids(memo).slice(0, 3)).toEqual(["n-904", "n-1399", "n-1394"]);
     // Page through both: exactly the newest 1,000 matches, and never the oldest one.
     for (const [q, newest] of [
-      ["ledger", items.filter((_, i) => i % 2 === 0).slice(-1000)],
+      ["ledger", items.filter((_, i) => hasLedger(i)).slice(-1000)],
       ["memo", items.slice(-1000)],
     ] as const) {
       const seen: string[] = [];
@@ -273,11 +278,11 @@ describe("GET /items search", () => {
       expect(seen.sort()).toEqual(newest.map((i) => i.externalId).sort());
     }
     // The common person, by address and as a filter of a ranked search: the very items that name her.
-    const odd = items.filter((_, i) => i % 2 === 1).map((i) => i.externalId);
-    expect(ids(await search(user, "people=wren%40acme.example&limit=5"))).toEqual(odd.slice(-5).reverse());
+    const wren = items.filter((_, i) => byWren(i)).map((i) => i.externalId);
+    expect(ids(await search(user, "people=wren%40acme.example&limit=5"))).toEqual(wren.slice(-5).reverse());
     const memoByWren = await search(user, "q=memo&people=wren%40acme.example&limit=100");
-    expect(ids(memoByWren)[0]).toBe("n-2001");
-    expect(ids(memoByWren).every((id) => odd.includes(id))).toBe(true);
+    expect(ids(memoByWren)[0]).toBe("n-904");
+    expect(ids(memoByWren).every((id) => wren.includes(id))).toBe(true);
   });
 
   it("counts the statistics that shape a ranking over the viewer's items only", async () => {

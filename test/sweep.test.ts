@@ -9,7 +9,7 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FAN_OUT_LIMITS } from "../src/cron/cron-sweep-handler";
 import { consumeSweepBatch } from "../src/cron/sweep-consumer";
 import { createSweepCursorStore } from "../src/db/sweep-cursor";
@@ -45,15 +45,27 @@ const sweepEnv = () =>
   ({ ...(env as Env), MEMORY_TTL_HOURS: String(YEAR_HOURS), SWEEP_SPREAD_MINUTES: "1440" }) as Env;
 const yearsAgo = (years: number, hours = 0) => new Date(Date.now() - years * 365 * DAY - hours * 3600_000);
 
-afterEach(async () => {
-  // The sweep may hand other files' subjects to objects of this file: leave no alarm behind.
-  for (const id of await listDurableObjectIds(env.MEMORY_AGENT)) {
+/** Deletes the alarm of every agent object in `ids`. */
+async function deleteAlarms(ids: DurableObjectId[]): Promise<void> {
+  for (const id of ids) {
     await runInDurableObject(env.MEMORY_AGENT.get(id), async (_agent: MemoryAgent, state) => {
       await state.storage.deleteAlarm();
     });
   }
+}
+
+// Leave no alarm behind. Entering an object costs a few milliseconds, and the workerd holds every object of the
+// files before this one (hundreds): after each test, the objects it created; after the file, every object, since a
+// sweep also hands other files' subjects (memory-less ones) to their agents, with a start up to a day away.
+let before = new Set<string>();
+beforeEach(async () => {
+  before = new Set((await listDurableObjectIds(env.MEMORY_AGENT)).map(String));
+});
+afterEach(async () => {
+  await deleteAlarms((await listDurableObjectIds(env.MEMORY_AGENT)).filter((id) => !before.has(String(id))));
   vi.restoreAllMocks();
 });
+afterAll(async () => deleteAlarms(await listDurableObjectIds(env.MEMORY_AGENT)));
 
 /** A user with one item and a fresh agent (the ingest notification is forgotten). */
 async function subject() {
