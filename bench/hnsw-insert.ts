@@ -13,11 +13,11 @@
  * search of 20 results asks for 80 chunks). ROUNDS (default 1) repeats the inserts' measurement on a fresh
  * table, variants interleaved; medians are printed. The last line is JSON.
  */
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { createFreshDatabase, dropDatabase } from "../scripts/lib/migrate";
 import { chunkItem } from "../src/domain/chunks";
 import { fakeEmbedding } from "../test/support/node/fake-llm/embedding-vectors";
+import { processCpuSeconds } from "./lib/proc-cpu";
 import { syntheticWorkspace } from "./lib/synthetic-workspace";
 
 const BASE = Number(process.env.BASE ?? 20_000);
@@ -54,15 +54,6 @@ function chunkVectors(seed: number, count: number, firstChunkOnly = false): stri
     }
   }
   return out;
-}
-
-function backendCpuSeconds(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -112,7 +103,7 @@ try {
       );
       r.buildMs = Math.round(performance.now() - t0);
       await client.query("vacuum analyze t");
-      const cpu0 = backendCpuSeconds(pid);
+      const cpu0 = processCpuSeconds(pid);
       t0 = performance.now();
       for (let at = 0; at < inserts.length; at += WRITE_CHUNKS) {
         await client.query(
@@ -121,7 +112,7 @@ try {
         );
       }
       r.insertMs.push(performance.now() - t0);
-      const cpu1 = backendCpuSeconds(pid);
+      const cpu1 = processCpuSeconds(pid);
       if (cpu0 !== null && cpu1 !== null) r.cpuS.push(cpu1 - cpu0);
       const size = await client.query("select pg_relation_size('t_hnsw') as bytes");
       r.indexMb = Math.round(Number(size.rows[0].bytes) / 1e5) / 10;

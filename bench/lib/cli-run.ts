@@ -1,6 +1,7 @@
 /** Runs the import CLI as a child process and measures it: wall time, CPU time and peak RSS (from /proc). */
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { processCpuSeconds } from "./proc-cpu";
 
 export interface CliRun {
   summary: Record<string, unknown>;
@@ -20,16 +21,13 @@ export async function runCli(args: string[]): Promise<CliRun> {
     stdout += d.toString();
   });
   let peakKb = 0;
-  let cpuTicks = 0;
+  let cpuSeconds = 0;
   const poll = setInterval(async () => {
     const status = await readFile(`/proc/${child.pid}/status`, "utf8").catch(() => "");
     const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
     if (hwm > peakKb) peakKb = hwm;
-    // /proc/<pid>/stat fields 14 and 15 (after the parenthesised name): utime and stime in clock ticks (100/s).
-    const stat = await readFile(`/proc/${child.pid}/stat`, "utf8").catch(() => "");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-    if (ticks > cpuTicks) cpuTicks = ticks;
+    const cpu = child.pid === undefined ? null : processCpuSeconds(child.pid);
+    if (cpu !== null && cpu > cpuSeconds) cpuSeconds = cpu;
   }, 100);
   await new Promise((resolve) => child.on("exit", resolve));
   clearInterval(poll);
@@ -38,7 +36,7 @@ export async function runCli(args: string[]): Promise<CliRun> {
   return {
     summary: JSON.parse(last) as Record<string, unknown>,
     seconds,
-    cpuSeconds: cpuTicks / 100,
+    cpuSeconds,
     peakRssMb: Math.round(peakKb / 1024),
   };
 }

@@ -30,6 +30,9 @@ function stat(pid: number): Stat | null {
   }
 }
 
+/** A process's CPU seconds so far (user + system), or null once it is gone. */
+export const processCpuSeconds = (pid: number): number | null => stat(pid)?.cpu ?? null;
+
 function cmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");

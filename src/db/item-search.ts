@@ -77,8 +77,8 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
   if (query.people?.length || query.identifiers?.length) {
-    const keys = query.identifiers ?? [];
-    filters.push(or(...(query.people ?? []).map(involves), namesAnyOf(keys, query.identifierItems ?? 0)));
+    const named = namesAnyOf(query.identifiers ?? [], query.identifierItems ?? 0);
+    filters.push(or(...(query.people ?? []).map(involves), named));
   }
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   const mode = query.mode ?? "keyword";
@@ -314,7 +314,7 @@ function involves(person: string): SQL {
 /**
  * A person seen in more items than this is filtered item by item (namesAnyOf).
  */
-export const COMMON_PERSON_ITEMS = 1000;
+const COMMON_PERSON_ITEMS = 1000;
 
 /**
  * The item names one of `keys`, seen in about `seenIn` of the viewer's items. For a person seen in few:

@@ -65,8 +65,9 @@ const digestOf = (rows: DigestRow[]): string => {
  * The viewer's newest sightings (at most MAX_EVIDENCE_SIGHTINGS, newest items first) in a lean shape: each distinct
  * (identifier, name, role, bot) once (part 1, numbered n), then each item once with its time and the numbers of its
  * sightings (part 2, newest first), then how many sightings the limit met (part 3: one more than the limit means the
- * oldest were left out, and the decoder drops that one). The access rule's two branches are each ordered and limited through their own index and merged (as search
- * reads them). At 100,000 items this carries about a quarter of the bytes of a row per sighting.
+ * oldest were left out, and the decoder drops that one). The access rule's two branches are each ordered and limited
+ * through their own index and merged (as search reads them). At 100,000 items this carries about a quarter of the
+ * bytes of a row per sighting.
  */
 function sightingsQuery(db: Db, viewerKey: string) {
   const branch = (rule: SQL) => sql`(select ${itemPeople.identifier} as key, ${itemPeople.name} as name,
@@ -161,14 +162,13 @@ export function createPgPeopleStore(db: Db): PeopleStore {
           .from(workspaceMembers)
           .where(and(eq(workspaceMembers.memberKey, viewerKey), isNull(workspaceMembers.removedAt))),
       ]);
+      const rows = sightings.rows as unknown as SightingRow[];
       return {
-        sightings: decodeSightings(sightings.rows as unknown as SightingRow[]),
+        sightings: decodeSightings(rows),
         hardLinks: links,
         corrections: corrections.map(toCorrection),
         memberEmail: member[0]?.email ?? null,
-        truncated: (sightings.rows as unknown as SightingRow[]).some(
-          (r) => r.part === 3 && Number(r.n) > MAX_EVIDENCE_SIGHTINGS,
-        ),
+        truncated: rows.some((r) => Number(r.part) === 3 && Number(r.n) > MAX_EVIDENCE_SIGHTINGS),
         fingerprint: digestOf(digest),
       };
     },
