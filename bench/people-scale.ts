@@ -5,7 +5,7 @@
  *    calendar items name people as "Name <address>"; chat messages carry the structured `people` field with
  *    Slack ids; pull requests GitHub logins; and one contact card per chat account of every second person
  *    ties that account to the person's address (a hard link, as a Slack export's profile email does). Each
- *    item's item_people and item_person_links rows are what the service derives (itemPeopleRows). About
+ *    item's people columns are what the service derives (itemPeopleColumns). About
  *    5,000 identifiers; then VACUUM ANALYZE, as autovacuum would.
  * 2. Times at 1 connection, SAMPLES requests per shape, the shapes interleaved (request i is shape i mod n):
  *    a search that matches nothing (the floor: what the stack costs around any search), GET /people,
@@ -15,7 +15,7 @@
  */
 import pg from "pg";
 import { signDevToken } from "../scripts/lib/token";
-import { itemPeopleRows } from "../src/db/item-people-writes";
+import { itemPeopleColumns } from "../src/db/item-people-writes";
 import type { ItemInput } from "../src/domain/item-schema";
 import { BENCH_SECRET, startBenchStack } from "./lib/bench-stack";
 import { summarize } from "./lib/stats";
@@ -42,9 +42,9 @@ try {
   const counts = (
     await db.query(
       `select (select count(*)::int from items where owner_id = $1) as items,
-              (select count(*)::int from item_people) as sightings,
-              (select count(distinct identifier)::int from item_people) as identifiers,
-              (select count(*)::int from item_person_links) as hard_links`,
+              (select sum(jsonb_array_length(sightings))::int from items where owner_id = $1) as sightings,
+              (select count(distinct k)::int from items, unnest(people_keys) k where owner_id = $1) as identifiers,
+              (select sum(jsonb_array_length(person_links))::int from items where owner_id = $1) as hard_links`,
       [USER],
     )
   ).rows[0];
@@ -192,13 +192,13 @@ async function seed() {
     } as ItemInput);
   }
   const columns =
-    "id, owner_id, source, external_id, kind, title, body, author, participants, occurred_at, content_hash";
+    "id, owner_id, source, external_id, kind, title, body, author, participants, occurred_at, content_hash, sightings, person_links, people_keys";
   for (let i = 0; i < inputs.length; i += 1000) {
-    const chunk = inputs.slice(i, i + 1000).map((input) => ({ id: crypto.randomUUID(), input }));
     const values: unknown[] = [];
-    const tuples = chunk.map(({ id, input }, j) => {
+    const tuples = inputs.slice(i, i + 1000).map((input, j) => {
+      const people = itemPeopleColumns(input);
       const row = [
-        id,
+        crypto.randomUUID(),
         USER,
         input.source,
         input.externalId,
@@ -209,34 +209,16 @@ async function seed() {
         input.participants ?? [],
         input.occurredAt,
         `people-scale-${i + j}`,
+        JSON.stringify(people.sightings),
+        JSON.stringify(people.personLinks),
+        people.peopleKeys,
       ];
       values.push(...row);
       return `(${row.map((_, k) => `$${values.length - row.length + k + 1}`).join(",")})`;
     });
-    const sightings: { i: string; k: string; r: string; n: string | null; b: boolean }[] = [];
-    const links: { i: string; a: string; b: string }[] = [];
-    for (const { id, input } of chunk) {
-      const rows = itemPeopleRows(input);
-      for (const s of rows.sightings) sightings.push({ i: id, ...s });
-      for (const l of rows.links) links.push({ i: id, ...l });
-    }
-    await db.query("begin");
     await db.query(`insert into items (${columns}) values ${tuples.join(",")}`, values);
-    await db.query(
-      `insert into item_people (item_id, identifier, role, name, bot)
-       select p.i::uuid, p.k, p.r, p.n, p.b from jsonb_to_recordset($1::jsonb) as p(i text, k text, r text, n text, b boolean)
-       on conflict do nothing`,
-      [JSON.stringify(sightings)],
-    );
-    await db.query(
-      `insert into item_person_links (item_id, a, b)
-       select l.i::uuid, l.a, l.b from jsonb_to_recordset($1::jsonb) as l(i text, a text, b text)
-       on conflict do nothing`,
-      [JSON.stringify(links)],
-    );
-    await db.query("commit");
   }
   const insertMs = Math.round(performance.now() - t0);
-  await db.query("vacuum analyze items, item_people, item_person_links");
+  await db.query("vacuum analyze items");
   return { items: inputs.length, insertMs, totalMs: Math.round(performance.now() - t0) };
 }

@@ -264,6 +264,31 @@ describe("GET /items?person=", () => {
     const unknown = await send(ws, "ada", "GET", "/items?person=p_0123456789abcdef");
     expect(unknown.status).toBe(400);
   });
+
+  it("scopes a transcript's speaker to its call: the same label in two calls is two people, each finding its own call", async () => {
+    const ws = newWorkspace("people-speakers");
+    const speaker = () => ({
+      role: "participant" as const,
+      name: "Ada L.",
+      handles: [{ kind: "speaker" as const, value: "Ada L." }],
+    });
+    const call = (externalId: string) =>
+      item({
+        source: "zoom",
+        externalId,
+        kind: "call",
+        author: undefined,
+        participants: [],
+        people: [speaker()],
+      });
+    const written = await ingestIn(ws, "ada", [call("call-1"), call("call-2")]);
+    const [first, second] = ["call-1", "call-2"].map((e) => written.find((w) => w.externalId === e)!.id);
+    const inFirst = await personHolding(ws, "ada", "speaker", `${first}#ada l.`);
+    const inSecond = await personHolding(ws, "ada", "speaker", `${second}#ada l.`);
+    expect(inFirst && inSecond && inFirst.id !== inSecond.id).toBe(true);
+    expect(await searchIds(ws, "ada", `person=${inFirst!.id}`)).toEqual([first]);
+    expect(await searchIds(ws, "ada", `person=${inSecond!.id}&q=body`)).toEqual([second]);
+  });
 });
 
 describe("corrections", () => {

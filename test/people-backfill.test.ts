@@ -1,9 +1,9 @@
 /**
  * Items stored before people evidence existed get it from the backfill: an item inserted without people
- * rows (marked pending, as the migration marks every item it found) has its author and participants
- * derived into people rows, shows in the owner's people on the next read (the write invalidates a kept
- * view), and an item that already has people rows keeps them (its structured people are not stored
- * elsewhere) and only loses the mark.
+ * (marked pending, as the migration marks every item it found) has its author and participants derived
+ * into its sightings, shows in the owner's people on the next read (the write invalidates a kept view),
+ * and an item that already has sightings keeps them (its structured people are not stored elsewhere) and
+ * only loses the mark.
  */
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
@@ -76,7 +76,9 @@ describe("people backfill", () => {
     await db.execute(sql`update items set people_pending = true where id = ${written!.id}`);
     const ownRows = async (id: string) =>
       rows<{ identifier: string; role: string; name: string | null }>(
-        sql`select identifier, role, name from item_people where item_id = ${id} order by identifier, role`,
+        sql`select p.k as identifier, p.r as role, p.n as name
+          from items, jsonb_to_recordset(items.sightings) as p(k text, r text, n text)
+          where items.id = ${id} order by p.k, p.r`,
       );
     const before = await ownRows(written!.id);
     expect(before.map((r) => r.identifier)).toContain("slack:T1/U9");

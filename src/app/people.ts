@@ -251,14 +251,13 @@ function announceCorrection(
 
 /**
  * The identifier keys of the people a search names: `person` ids (each must be one of the caller's people:
- * bad_request otherwise) and `people` strings that name a person by name or identifier; with how many items
- * the view counts for those people.
+ * bad_request otherwise) and `people` strings that name a person by name or identifier.
  */
 export async function searchIdentifiers(
   services: Pick<Services, "people">,
   viewer: { subjectKey: string; email?: string },
   filter: { person?: string[]; people?: string[] },
-): Promise<{ identifiers: string[]; identifierItems: number } | undefined> {
+): Promise<{ identifiers: string[] } | undefined> {
   if (!filter.person?.length && !filter.people?.length) return undefined;
   const view = await viewOf(services, viewer.subjectKey, viewer.email);
   const people = new Set<Person>();

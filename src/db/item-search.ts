@@ -21,6 +21,7 @@ import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import { type Db, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
+import { storedKeys } from "./item-people-writes";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
 import { isQuestion, type KeywordQuery, keywordQuery } from "./keyword-query";
 import { anyTerm, type KeywordStats, keywordRanked, keywordStatistics } from "./keyword-ranking";
@@ -77,7 +78,7 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
   if (query.people?.length || query.identifiers?.length) {
-    const named = namesAnyOf(query.identifiers ?? [], query.identifierItems ?? 0);
+    const named = namesAnyOf(query.identifiers ?? []);
     filters.push(or(...(query.people ?? []).map(involves), named));
   }
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
@@ -312,25 +313,18 @@ function involves(person: string): SQL {
 }
 
 /**
- * A person seen in more items than this is filtered item by item (namesAnyOf).
+ * The item names one of `keys` (identifier keys, as a person's view lists them): its people_keys overlap
+ * them (the GIN index finds a rare person's items; for a common one the planner tests each row's own keys),
+ * or it is an item one of the person's speaker keys belongs to.
  */
-const COMMON_PERSON_ITEMS = 1000;
-
-/**
- * The item names one of `keys`, seen in about `seenIn` of the viewer's items. For a person seen in few:
- * its id is among those item_people lists for them (by identifier), read once into an array, so the
- * planner can OR the primary key with the name filter's trigram index instead of testing every item of the
- * viewer newest first (700 ms at 100,000 items for a person on 20 of them). For a common one the array
- * would hold tens of thousands of ids, everyone's, each test of a row reading it whole (`= any` of an array
- * is a linear search): the row's own item_people entries are looked up instead (an index probe), and a walk
- * newest first meets a match every few rows.
- */
-function namesAnyOf(keys: string[], seenIn: number): SQL | undefined {
-  if (keys.length === 0) return undefined;
-  const named = sql`ip.identifier = any(${sql.param(keys)}::text[])`;
-  return seenIn > COMMON_PERSON_ITEMS
-    ? sql`exists (select 1 from item_people ip where ip.item_id = ${items.id} and ${named})`
-    : sql`${items.id} = any(array(select ip.item_id from item_people ip where ${named}))`;
+function namesAnyOf(keys: string[]): SQL | undefined {
+  const stored = storedKeys(keys);
+  return or(
+    stored.keys.length > 0 ? sql`${items.peopleKeys} && ${sql.param(stored.keys)}::text[]` : undefined,
+    stored.speakerItems.length > 0
+      ? sql`${items.id} = any(${sql.param(stored.speakerItems)}::uuid[])`
+      : undefined,
+  );
 }
 
 function boundSnippet(text: string): string {

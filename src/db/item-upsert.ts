@@ -10,9 +10,8 @@
  *    - replaces the links of every item written in this transaction (explicit links and @-mentions,
  *      with `to_item` resolved against the owner's items, including those of this batch);
  *    - resolves other items' pending links that point at the items just written;
- *    - replaces the people of every item written (its identifier sightings and hard links, derived by
- *      domain/people sightingsOf): one delete (when the batch may update items) and one multi-row insert
- *      for the whole batch (item-people-writes.ts).
+ *    The insert or update also writes what each item says about people (its identifier sightings and hard
+ *    links, derived by domain/people sightingsOf: item-people-writes.ts) into the item's own row.
  *    "Written in this transaction" is `xmin = pg_current_xact_id()::xid`, so later statements see
  *    exactly the rows the insert created or changed.
  */
@@ -26,12 +25,7 @@ import { writeWithRedaction } from "./access-loss";
 import type { Db } from "./client";
 import { canonicalJson } from "./content-hash";
 import { type LinkSpec, linkSpecs } from "./item-links";
-import {
-  deletePeopleStatement,
-  type ItemPeopleRows,
-  insertPeopleStatement,
-  itemPeopleRows,
-} from "./item-people-writes";
+import { itemPeopleColumns, type PeopleColumns } from "./item-people-writes";
 import { materialChangedStatement } from "./memory-events";
 import { unknownShareTargets } from "./pg-workspace-store";
 import { items } from "./schema";
@@ -42,7 +36,7 @@ interface Prepared {
   row: NewItemRow;
   links: LinkSpec[];
   /** What the item says about people (derived only for the items a batch writes). */
-  people: () => ItemPeopleRows;
+  people: () => PeopleColumns;
 }
 
 export async function upsertItems(
@@ -99,7 +93,6 @@ export async function upsertItems(
         deleteLinksStatement(db, subjectKey, toWrite),
         insertLinksStatement(db, subjectKey, toWrite),
         resolvePendingStatement(db, subjectKey, toWrite),
-        ...peopleStatements(db, subjectKey, toWrite, existing.size > 0),
         db.execute(materialChangedStatement([...affected], "now")),
       ],
       new Date(),
@@ -128,12 +121,6 @@ export async function upsertItems(
     return { ...base, id: before.id, status: "unchanged" };
   });
   return { outcomes, affectedSubjects: toWrite.length > 0 ? [...affected] : [], redactedSubjects };
-}
-
-/** The written items' people: their old rows go when the batch may update items, then one insert. */
-function peopleStatements(db: Db, subjectKey: string, batch: Prepared[], updates: boolean) {
-  const insert = insertPeopleStatement(db, subjectKey, batch);
-  return [...(updates ? [deletePeopleStatement(db, subjectKey, batch)] : []), ...(insert ? [insert] : [])];
 }
 
 function assertNoDuplicates(inputs: ItemInput[]): void {
@@ -213,8 +200,8 @@ async function prepare(subjectKey: string, input: ItemInput): Promise<Prepared> 
     sharedWith,
     contentHash: await sha256Hex(canonicalJson(content)),
   };
-  let people: ItemPeopleRows | undefined;
-  return { row, links, people: () => (people ??= itemPeopleRows(input)) };
+  let people: PeopleColumns | undefined;
+  return { row, links, people: () => (people ??= itemPeopleColumns(input)) };
 }
 
 /** `(source, external_id)` is one of the batch's keys; two array parameters, whatever the batch size. */
@@ -230,7 +217,7 @@ function insertStatement(db: Db, batch: Prepared[]) {
   const excluded = (column: string) => sql.raw(`excluded.${column}`);
   return db
     .insert(items)
-    .values(batch.map((p) => p.row))
+    .values(batch.map((p) => ({ ...p.row, ...p.people() })))
     .onConflictDoUpdate({
       target: [items.ownerId, items.source, items.externalId],
       set: {
@@ -244,8 +231,11 @@ function insertStatement(db: Db, batch: Prepared[]) {
         metadata: sql`${excluded("metadata")}`,
         sharedWith: sql`${excluded("shared_with")}`,
         contentHash: sql`${excluded("content_hash")}`,
+        sightings: sql`${excluded("sightings")}`,
+        personLinks: sql`${excluded("person_links")}`,
+        peopleKeys: sql`${excluded("people_keys")}`,
         updatedAt: sql`now()`,
-        // Its people are written in this transaction (item-people-writes.ts): nothing left for the backfill.
+        // Its people are written with it: nothing left for the backfill.
         peoplePending: sql`false`,
       },
       setWhere: sql`${items.contentHash} <> ${excluded("content_hash")}`,

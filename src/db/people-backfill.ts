@@ -1,16 +1,14 @@
 /**
  * The people of items stored before people evidence existed (items.people_pending, drizzle/0020): read a
- * bounded batch of them, derive what each says about people as a write would (peopleRowsOf over its author
- * and participants), and store it in one statement that also clears the mark. Only items still pending
- * and without people rows get them: an item rewritten meanwhile carries its own (the upsert clears the
- * mark and locks the row, which this statement waits for and then skips), and one written since people
- * evidence existed, before the mark did, keeps what its write stored (its structured people included).
- * A mark is only cleared on an item this statement derives or that has people rows already: one left out
- * for another reason (a concurrent change) keeps it for the next run.
+ * bounded batch of them, derive what each says about people as a write would (peopleColumnsOf over its
+ * author and participants), and store it in one statement that also clears the mark. Only items still
+ * pending and without people get them: an item rewritten meanwhile carries its own (the upsert clears the
+ * mark and locks the row, which this statement waits for and then skips), and one that already has people
+ * (its structured people, stored nowhere else) keeps them and only loses the mark.
  */
 import { asc, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { peopleRowsOf } from "./item-people-writes";
+import { peopleColumnsOf } from "./item-people-writes";
 import { items } from "./schema";
 
 export async function backfillPeopleBatch(
@@ -24,46 +22,24 @@ export async function backfillPeopleBatch(
     .orderBy(asc(items.id))
     .limit(limit);
   if (pending.length === 0) return { scanned: 0, derived: 0 };
-  const sightings: { i: string; k: string; r: string; n: string | null; b: boolean }[] = [];
-  const links: { i: string; a: string; b: string }[] = [];
-  for (const item of pending) {
-    const rows = peopleRowsOf({
-      id: item.id,
-      source: item.source,
-      author: item.author,
-      participants: item.participants,
-    });
-    for (const s of rows.sightings) sightings.push({ i: item.id, ...s });
-    for (const l of rows.links) links.push({ i: item.id, ...l });
-  }
-  const ids = pending.map((p) => p.id);
+  const rows = pending.map((item) => {
+    const people = peopleColumnsOf(item);
+    return { i: item.id, s: people.sightings, l: people.personLinks, k: people.peopleKeys };
+  });
+  // An item that already has people (written with structured people, before the mark existed) keeps them.
   const result = await db.execute(sql`
     with todo as (
-      select i.id from items i
-      where i.id = any(${sql.param(ids)}::uuid[]) and i.people_pending
-        and not exists (select 1 from item_people p where p.item_id = i.id)
-        and not exists (select 1 from item_person_links l where l.item_id = i.id)
+      select i.id, (i.sightings = '[]'::jsonb and i.person_links = '[]'::jsonb) as fresh from items i
+      where i.id = any(${sql.param(pending.map((p) => p.id))}::uuid[]) and i.people_pending
       for update of i
-    ),
-    linked as (
-      insert into item_person_links (item_id, a, b)
-      select l.i::uuid, l.a, l.b from jsonb_to_recordset(${JSON.stringify(links)}::jsonb) as l(i text, a text, b text)
-      where l.i::uuid in (select id from todo)
-      on conflict do nothing
-    ),
-    seen as (
-      insert into item_people (item_id, identifier, role, name, bot)
-      select p.i::uuid, p.k, p.r, p.n, p.b
-      from jsonb_to_recordset(${JSON.stringify(sightings)}::jsonb) as p(i text, k text, r text, n text, b boolean)
-      where p.i::uuid in (select id from todo)
-      on conflict do nothing
     )
-    update items set people_pending = false
-    where id = any(${sql.param(ids)}::uuid[]) and people_pending
-      and (id in (select id from todo)
-        or exists (select 1 from item_people p where p.item_id = items.id)
-        or exists (select 1 from item_person_links l where l.item_id = items.id))
-    returning (id in (select id from todo)) as derived`);
-  const rows = result.rows as { derived: boolean }[];
-  return { scanned: pending.length, derived: rows.filter((r) => r.derived).length };
+    update items set people_pending = false,
+      sightings = case when todo.fresh then d.s else items.sightings end,
+      person_links = case when todo.fresh then d.l else items.person_links end,
+      people_keys = case when todo.fresh then array(select jsonb_array_elements_text(d.k)) else items.people_keys end
+    from todo join jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as d(i uuid, s jsonb, l jsonb, k jsonb) on d.i = todo.id
+    where items.id = todo.id
+    returning todo.fresh as derived`);
+  const updated = result.rows as { derived: boolean }[];
+  return { scanned: pending.length, derived: updated.filter((r) => r.derived).length };
 }

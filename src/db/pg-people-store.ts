@@ -10,10 +10,11 @@ import type { Sighting } from "../domain/people/model";
 import type { PeopleStore, StoredCorrection } from "../domain/people-store";
 import { workspaceOf } from "../domain/workspaces";
 import type { Db } from "./client";
+import { scopedKey } from "./item-people-writes";
 import { toDate, visibleBranches, visibleTo } from "./item-rows";
 import { backfillPeopleBatch } from "./people-backfill";
 import { items, workspaceMembers } from "./schema";
-import { itemPeople, itemPersonLinks, personCorrections } from "./schema-people";
+import { personCorrections } from "./schema-people";
 
 /** Sightings one read loads at most (newest items first); past it the oldest are left out. */
 export const MAX_EVIDENCE_SIGHTINGS = 50_000;
@@ -70,9 +71,9 @@ const digestOf = (rows: DigestRow[]): string => {
  * bytes of a row per sighting.
  */
 function sightingsQuery(db: Db, viewerKey: string) {
-  const branch = (rule: SQL) => sql`(select ${itemPeople.identifier} as key, ${itemPeople.name} as name,
-      ${itemPeople.role} as role, ${itemPeople.bot} as bot, ${items.id} as item_id, ${items.occurredAt} as at
-    from ${items} join ${itemPeople} on ${itemPeople.itemId} = ${items.id}
+  const branch = (rule: SQL) => sql`(select ${scopedKey(sql`p.k`, sql`${items.id}`)} as key, p.n as name,
+      p.r as role, p.b as bot, ${items.id} as item_id, ${items.occurredAt} as at
+    from ${items} cross join lateral jsonb_to_recordset(${items.sightings}) as p(k text, r text, n text, b boolean)
     where ${rule} order by ${items.occurredAt} desc, ${items.id} desc limit ${MAX_EVIDENCE_SIGHTINGS + 1})`;
   const [owned, shared] = visibleBranches(viewerKey);
   return db.execute(sql`with s as (
@@ -92,6 +93,21 @@ function sightingsQuery(db: Db, viewerKey: string) {
       union all
       select 3, (select count(*) from s)::int, null, null, null, null, null, null, null
     ) parts order by part, at collate "C" desc, item_id collate "C" desc`);
+}
+
+/** The hard links of the viewer's newest items that make any (at most MAX_EVIDENCE_LINKS). */
+function linksQuery(db: Db, viewerKey: string) {
+  return db
+    .select({
+      a: sql<string>`${scopedKey(sql`l.a`, sql`${items.id}`)}`,
+      b: sql<string>`${scopedKey(sql`l.b`, sql`${items.id}`)}`,
+      itemId: items.id,
+    })
+    .from(items)
+    .innerJoin(sql`lateral jsonb_to_recordset(${items.personLinks}) as l(a text, b text)`, sql`true`)
+    .where(and(visibleTo(viewerKey), sql`${items.personLinks} <> '[]'::jsonb`))
+    .orderBy(desc(items.occurredAt), desc(items.id))
+    .limit(MAX_EVIDENCE_LINKS);
 }
 
 export type SightingRow = {
@@ -144,13 +160,7 @@ export function createPgPeopleStore(db: Db): PeopleStore {
       const [digest, sightings, links, corrections, member] = await db.batch([
         fingerprintQuery(db, viewerKey),
         sightingsQuery(db, viewerKey),
-        db
-          .select({ a: itemPersonLinks.a, b: itemPersonLinks.b, itemId: itemPersonLinks.itemId })
-          .from(items)
-          .innerJoin(itemPersonLinks, eq(itemPersonLinks.itemId, items.id))
-          .where(visibleTo(viewerKey))
-          .orderBy(desc(items.occurredAt), desc(items.id))
-          .limit(MAX_EVIDENCE_LINKS),
+        linksQuery(db, viewerKey),
         db
           .select()
           .from(personCorrections)

@@ -27,6 +27,11 @@ import type {
 import { MEMORY_STATUSES, RUN_STATUSES, RUN_TRIGGERS } from "../domain/memory";
 import { timestamptz } from "./schema-columns";
 
+/** One identifier an item names (items.sightings): key, role, the name the item gives it, automated or not. */
+export type StoredSighting = { k: string; r: string; n: string | null; b: boolean };
+/** A hard link an item's record makes between two identifiers (items.person_links). */
+export type StoredPersonLink = { a: string; b: string };
+
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 /**
  * pgvector's `vector` without a fixed dimension, so one column holds any model's embeddings (each row's
@@ -62,6 +67,14 @@ export const items = pgTable(
     /** Its people not derived yet (stored before people evidence existed): the backfill's work (drizzle/0020). */
     peoplePending: boolean("people_pending").notNull().default(false),
     /**
+     * What the item says about people (db/item-people-writes.ts, drizzle/0022): its identifier sightings,
+     * the hard links its record makes, and the sightings' distinct keys for the person filter. A speaker
+     * key is stored as `speaker:{item}#<label>` and read with the item's id in place of `{item}`.
+     */
+    sightings: jsonb("sightings").$type<StoredSighting[]>().notNull().default([]),
+    personLinks: jsonb("person_links").$type<StoredPersonLink[]>().notNull().default([]),
+    peopleKeys: text("people_keys").array().notNull().default(sql`'{}'::text[]`),
+    /**
      * Full-text index of title, author and the body's first 200,000 characters: a tsvector holds at most
      * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning.
      */
@@ -81,6 +94,8 @@ export const items = pgTable(
     index("items_shared_with_idx").using("gin", t.sharedWith),
     index("items_search_idx").using("gin", t.search),
     index("items_people_pending_idx").on(t.id).where(sql`${t.peoplePending}`),
+    /** The person filter: items naming one of a person's identifiers (item-search.ts namesAnyOf). */
+    index("items_people_keys_idx").using("gin", t.peopleKeys),
     /** The people filter (substring of the author or a participant): trigrams of the joined names. */
     index("items_people_trgm_idx").using(
       "gin",

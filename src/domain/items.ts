@@ -98,11 +98,6 @@ export interface SearchQuery {
    * `people` (the two are alternatives). Set by the application from `person` ids and `people` names.
    */
   identifiers?: string[];
-  /**
-   * How many items the viewer's people view counts for `identifiers` (their persons' evidence): it decides
-   * how the filter is read (item-search.ts namesAnyOf), never what it matches.
-   */
-  identifierItems?: number;
   limit: number;
   cursor?: string;
 }

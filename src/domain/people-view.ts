@@ -140,10 +140,7 @@ export function recentItemsOf(view: PeopleView, person: Person, limit: number): 
     .slice(0, limit);
 }
 
-/** The identifier keys of `people`, and how many items they are seen in (SearchQuery.identifierItems). */
-export function personFilter(people: Person[]): { identifiers: string[]; identifierItems: number } {
-  return {
-    identifiers: [...new Set(people.flatMap((p) => p.identifiers.map((i) => i.key)))],
-    identifierItems: people.reduce((sum, p) => sum + p.items.length, 0),
-  };
+/** The identifier keys of `people`, as a search filters by them (SearchQuery.identifiers). */
+export function personFilter(people: Person[]): { identifiers: string[] } {
+  return { identifiers: [...new Set(people.flatMap((p) => p.identifiers.map((i) => i.key)))] };
 }
