@@ -35,21 +35,38 @@ process.env.BENCH_PORT = String(port + 1);
 const b = await startBenchStack("search-ab-b", vars);
 const token = signDevToken(BENCH_SECRET, "bench-user");
 
-async function timed(url: string, query: string): Promise<number> {
+async function answer(url: string, query: string): Promise<{ ms: number; body: string }> {
   const t0 = performance.now();
   const res = await fetch(`${url}/items?${query}&limit=20`, {
     headers: { authorization: `Bearer ${token}` },
   });
   const body = await res.text();
   if (res.status !== 200) throw new Error(`${query}: ${res.status} ${body.slice(0, 200)}`);
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, body };
+}
+
+async function timed(url: string, query: string): Promise<number> {
+  return (await answer(url, query)).ms;
+}
+
+/** A page's hits and cursor as compared: a fused cursor carries the instant of its first page, left out. */
+function comparable(body: string): string {
+  const page = JSON.parse(body) as { items: unknown[]; nextCursor: string | null };
+  const cursor = page.nextCursor && JSON.parse(Buffer.from(page.nextCursor, "base64url").toString("utf8"));
+  if (cursor && typeof cursor === "object") delete (cursor as Record<string, unknown>).a;
+  return JSON.stringify({ items: page.items, cursor });
 }
 
 try {
+  // Warm-up (each build's people view and caches), and the two builds' first pages compared.
+  const differing: string[] = [];
   for (const query of QUERIES) {
-    await timed(a.url, query); // warm-up: each build's people view and caches
-    await timed(b.url, query);
+    const [pa, pb] = [await answer(a.url, query), await answer(b.url, query)];
+    if (comparable(pa.body) !== comparable(pb.body)) differing.push(query);
   }
+  console.log(
+    differing.length ? `DIFFERENT answers: ${differing.join(" | ")}` : "the same answers from A and B",
+  );
   const times = new Map(QUERIES.map((q) => [q, { a: [] as number[], b: [] as number[] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const query of QUERIES) {
