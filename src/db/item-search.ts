@@ -152,46 +152,28 @@ async function rankedSearch(
   const depth = keyword ? FUSION_DEPTH : SEMANTIC_DEPTH;
   const key = { model: vector.model, dimensions: vector.vector.length };
   const vectorOptions = { limit: depth, where: conditions.filter((c): c is SQL => c !== undefined) };
-  const vec = sql`
-      select v.item_id as id, v.snippet, v.distance, row_number() over (order by v.distance, v.item_id) as r,
-        coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as rel
-      from (${vectorSearchQuery(subjectKey, vector.vector, key, vectorOptions)}) v`;
-  const vectorSettings = vectorSearchSettings(vectorOptions);
-  // Hybrid: the two channels are two statements at once (the keyword channel after its statistics), each
-  // answering its candidates; a third fuses them. In one statement PostgreSQL ran one channel after the
-  // other (a common word's 130 ms, then the graph scan's 80 ms, at 100,000 items).
-  let sources = {
-    kw: sql`select null::uuid as id, null::float8 as rel, null::bigint as r where false`,
-    vec,
-  };
-  let stats: KeywordStats | undefined;
-  let readAt: Date | undefined;
-  if (keyword) {
-    const [k, v] = await Promise.all([
-      (async () => {
-        const counted = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
-        const kw = sql`select id, score / nullif(max(score) over (), 0) as rel, row_number() over (order by score desc, occurred_at desc, id desc) as r
-          from (${keywordRanked(subjectKey, keyword, counted, conditions)}) k
-          order by score desc, occurred_at desc, id desc limit ${depth}::int`;
-        return { stats: counted, ...(await channelRows(db, kw, [NO_JIT])) };
-      })(),
-      channelRows(db, vec, vectorSettings),
-    ]);
-    stats = k.stats;
-    sources = {
-      kw: sql`select * from json_to_recordset(${k.rows}::json) as k(id uuid, rel float8, r bigint)`,
-      vec: sql`select * from json_to_recordset(${v.rows}::json) as v(id uuid, snippet text, distance float8, r bigint, rel float8)`,
-    };
-    readAt = new Date(Math.min(k.at.getTime(), v.at.getTime()));
-  }
+  const vec = vectorSearchQuery(subjectKey, vector.vector, key, vectorOptions);
+  const stats: KeywordStats | undefined = keyword
+    ? (cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword)))
+    : undefined;
+  const kw =
+    keyword && stats
+      ? sql`select id, score / nullif(max(score) over (), 0) as rel, row_number() over (order by score desc, occurred_at desc, id desc) as r
+        from (${keywordRanked(subjectKey, keyword, stats, conditions)}) k
+        order by score desc, occurred_at desc, id desc limit ${depth}::int`
+      : sql`select null::uuid as id, null::float8 as rel, null::bigint as r where false`;
   const vectorWeight = keyword ? channels.vectorWeight : 1;
   const loose = keyword ? anyTerm(keyword.terms) : sql`null::tsquery`;
   const after = cursor
     ? sql`where (f.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
   const fused = sql`
-    with kw as (${sources.kw}),
-    vec as (${sources.vec}),
+    with kw as (${kw}),
+    vec as (
+      select v.item_id as id, v.snippet, v.distance, row_number() over (order by v.distance, v.item_id) as r,
+        coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as rel
+      from (${vec}) v
+    ),
     fused as (
       select coalesce(kw.id, vec.id) as id, kw.r as kr, vec.r as vr, vec.snippet as chunk_snippet,
         coalesce(kw.rel, 0) + ${vectorWeight}::float8 * coalesce(vec.rel, 0) as score
@@ -208,12 +190,10 @@ async function rankedSearch(
     ${after}
     order by f.score desc, i.occurred_at desc, i.id desc
     limit ${limit + 1}::int`;
-  const rows = await runWithDeadline(db, fused, keyword ? [] : vectorSettings);
+  const rows = await runWithDeadline(db, fused, vectorSearchSettings(vectorOptions));
   const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);
-  // The first page's instant: hybrid, when the first of its channels read (later pages then leave out what
-  // neither channel could have seen).
-  const at = cursor?.at ?? readAt ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
+  const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
   const nextCursor =
     rows.length > limit && last && at
       ? encodeFusedCursor({
@@ -227,23 +207,6 @@ async function rankedSearch(
       : null;
   return { items: page, nextCursor };
 }
-
-/**
- * A channel's candidates as JSON text (passed back as they came, so the fusing statement reads the very
- * scores and distances the channel computed: extra_float_digits > 0 prints a float8 exactly) and the
- * instant the statement started.
- */
-async function channelRows(db: Db, channel: SQL, settings: SQL[]): Promise<{ at: Date; rows: string }> {
-  const [row] = await runWithDeadline(
-    db,
-    sql`select statement_timestamp() as at, coalesce(json_agg(c), '[]'::json)::text as rows from (${channel}) c`,
-    [...settings, EXACT_FLOATS],
-  );
-  if (!row) throw new Error("a search channel answered no row");
-  return { at: toDate(row.at as Date | string), rows: String(row.rows) };
-}
-
-const EXACT_FLOATS = sql.raw("set local extra_float_digits = 3");
 
 /** Keyword only: every match ranked by BM25 (keyword-ranking.ts), best first, ties newest first. */
 async function keywordSearch(
