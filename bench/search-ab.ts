@@ -4,9 +4,12 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REUSE_DATABASE=<a kept
  *   bench:search-scale database> BASE_CHECKOUT=/tmp/base ROUNDS=10 QUERIES='q=a&mode=keyword|people=b'
  *   npm run bench:search-ab
+ * First compares the two builds' first page of each query (written to bench/results/search-ab-answers.json).
  * Prints, per query, each build's median and p90 (ms) and the ratio of the medians (B / A). The fake
  * embedder serves both stacks, so hybrid and semantic queries work too.
  */
+import { writeFileSync } from "node:fs";
+import { ROOT } from "../scripts/lib/dev-secret";
 import { signDevToken } from "../scripts/lib/token";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, startBenchStack } from "./lib/bench-stack";
@@ -18,6 +21,7 @@ if (!BASE_CHECKOUT || !process.env.BENCH_REUSE_DATABASE) {
 }
 const QUERIES = (process.env.QUERIES ?? "q=qwertzuiop&mode=keyword").split("|");
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
+const ANSWERS_FILE = `${ROOT}bench/results/search-ab-answers.json`;
 
 const fake = await startFakeLlm();
 const vars = {
@@ -35,21 +39,41 @@ process.env.BENCH_PORT = String(port + 1);
 const b = await startBenchStack("search-ab-b", vars);
 const token = signDevToken(BENCH_SECRET, "bench-user");
 
-async function timed(url: string, query: string): Promise<number> {
+async function answer(url: string, query: string): Promise<{ ms: number; body: string }> {
   const t0 = performance.now();
   const res = await fetch(`${url}/items?${query}&limit=20`, {
     headers: { authorization: `Bearer ${token}` },
   });
   const body = await res.text();
   if (res.status !== 200) throw new Error(`${query}: ${res.status} ${body.slice(0, 200)}`);
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, body };
+}
+
+async function timed(url: string, query: string): Promise<number> {
+  return (await answer(url, query)).ms;
+}
+
+/** A page's hits and cursor as compared: a fused cursor carries the instant of its first page, left out. */
+function comparable(body: string): string {
+  const page = JSON.parse(body) as { items: unknown[]; nextCursor: string | null };
+  const cursor = page.nextCursor && JSON.parse(Buffer.from(page.nextCursor, "base64url").toString("utf8"));
+  if (cursor && typeof cursor === "object") delete (cursor as Record<string, unknown>).a;
+  return JSON.stringify({ items: page.items, cursor });
 }
 
 try {
+  // Warm-up (each build's people view and caches), and the two builds' first pages compared.
+  const differing: string[] = [];
+  const answers: Record<string, { a: unknown; b: unknown }> = {};
   for (const query of QUERIES) {
-    await timed(a.url, query); // warm-up: each build's people view and caches
-    await timed(b.url, query);
+    const [pa, pb] = [await answer(a.url, query), await answer(b.url, query)];
+    if (comparable(pa.body) !== comparable(pb.body)) differing.push(query);
+    answers[query] = { a: JSON.parse(pa.body), b: JSON.parse(pb.body) };
   }
+  writeFileSync(ANSWERS_FILE, `${JSON.stringify(answers, null, 1)}\n`);
+  console.log(
+    differing.length ? `DIFFERENT answers: ${differing.join(" | ")}` : "the same answers from A and B",
+  );
   const times = new Map(QUERIES.map((q) => [q, { a: [] as number[], b: [] as number[] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const query of QUERIES) {

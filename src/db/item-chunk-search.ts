@@ -6,7 +6,7 @@
 import { and, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { EmbeddingKey, NearItem, NearItemsOptions } from "../domain/item-embedding";
 import type { ItemKind } from "../domain/item-schema";
-import { type Db, runWithDeadline } from "./client";
+import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { assertIndexable, modelPredicate, vectorLiteral, vectorType } from "./item-chunk-index";
 import { visibleBranches, visibleTo } from "./item-rows";
 import { items } from "./schema";
@@ -203,9 +203,8 @@ export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
     // pgvector 0.8.0: keep scanning the graph until enough rows pass the filters (the access rule).
     sql.raw(`set local hnsw.iterative_scan = relaxed_order`),
     sql.raw(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, candidates))}`),
-    // The plan not taken still counts in the estimate: past jit_above_cost, compiling the statement took
-    // 0.5 s of a 0.6 s search at 100,000 items.
-    sql.raw(`set local jit = off`),
+    // The plan not taken still counts in the estimate (client.ts NO_JIT).
+    NO_JIT,
   ];
 }
 

@@ -19,7 +19,7 @@ import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
-import { type Db, runWithDeadline } from "./client";
+import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { storedKeys } from "./item-people-writes";
 import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
@@ -223,18 +223,20 @@ async function keywordSearch(
   const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
   const loose = anyTerm(keyword.terms);
   const after = cursor
-    ? sql`where (c.score, i.occurred_at, i.id) < (${cursor.rank}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
+    ? sql`where (c.score, c.occurred_at, c.id) < (${cursor.rank}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
+  // The page is cut from the candidates' own columns before the items are read for their columns and
+  // snippets: ordered by the items' columns, every candidate (up to CANDIDATE_BUDGET) was read by primary key.
   const rows = await runWithDeadline(
     db,
     sql`
-    with c as (${keywordRanked(subjectKey, keyword, stats, filters)})
+    with c as (${keywordRanked(subjectKey, keyword, stats, filters)}),
+    page as (select * from c ${after} order by c.score desc, c.occurred_at desc, c.id desc limit ${limit + 1}::int)
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, c.score,
       ts_headline('english', ${headlineSource(sql`i.body`, loose)}, ${loose}, ${HEADLINE_OPTIONS}) as snippet
-    from c join ${items} i on i.id = c.id
-    ${after}
-    order by c.score desc, i.occurred_at desc, i.id desc
-    limit ${limit + 1}::int`,
+    from page c join ${items} i on i.id = c.id
+    order by c.score desc, c.occurred_at desc, c.id desc`,
+    [NO_JIT],
   );
   const page = rows.slice(0, limit).map(rankedHit);
   const last = page.at(-1);

@@ -8,7 +8,7 @@ import { VECTOR_WEIGHT } from "../../src/db/item-search";
 import { newUserId } from "../support/auth";
 import { call, ingest, item, json, warmUpWorker } from "../support/items";
 import { registerMembers } from "../support/workspaces";
-import { chunkCount, externalIds, MODES, search, untilIndexed } from "./support";
+import { chunkCount, externalIds, MODES, type Page, search, untilIndexed } from "./support";
 
 beforeAll(warmUpWorker);
 
@@ -82,6 +82,36 @@ describe("hybrid search with an embedder configured", () => {
       expect(externalIds(await search(user, `${q}&people=ben`)), mode).toEqual(["b"]);
       expect(externalIds(await search(user, `${q}&since=2026-02-01`)), mode).toEqual(["b"]);
       expect(externalIds(await search(user, `${q}&until=2026-02-01`)), mode).toEqual(["a"]);
+    }
+  });
+
+  it("fuses each channel's own scores exactly: keyword score over the best, plus the weight times the vector place", async () => {
+    const user = newUserId("hy");
+    const bodies = [
+      "Harbour crane maintenance schedule for the north quay",
+      "Crane inspection notes: harbour crane 4 needs new cables",
+      "Harbour dues invoice for the crane hire in March",
+      "Weekly harbour report, crane usage and berth moves",
+      "Crane operator rota, harbour night shift",
+    ];
+    const outcomes = await ingest(
+      user,
+      bodies.map((body, i) => item({ externalId: `f-${i}`, body })),
+    );
+    await untilIndexed(
+      user,
+      outcomes.map((o) => o.id),
+    );
+    const q = "q=harbour%20crane";
+    const rankOf = (page: Page) => new Map(page.items.map((h) => [h.externalId, h.rank]));
+    const keyword = rankOf(await search(user, `${q}&mode=keyword`));
+    const semantic = rankOf(await search(user, `${q}&mode=semantic`));
+    const hybrid = rankOf(await search(user, `${q}&mode=hybrid`));
+    const best = Math.max(...keyword.values());
+    expect([...hybrid.keys()].sort()).toEqual(bodies.map((_, i) => `f-${i}`));
+    for (const [id, rank] of hybrid) {
+      // The same float8 arithmetic as the fusing statement's, on the channels' scores as they computed them.
+      expect(rank, id).toBe(keyword.get(id)! / best + VECTOR_WEIGHT * semantic.get(id)!);
     }
   });
 
