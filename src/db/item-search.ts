@@ -78,8 +78,7 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
   if (query.people?.length || query.identifiers?.length) {
-    const named = namesAnyOf(query.identifiers ?? []);
-    filters.push(or(...(query.people ?? []).map(involves), named));
+    filters.push(or(...(query.people ?? []).map(involves), namesAnyOf(query.identifiers ?? [])));
   }
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   const mode = query.mode ?? "keyword";
