@@ -1,14 +1,16 @@
 /**
- * Indexing throughput through the embeddings queue, through `wrangler dev` on PostgreSQL with the fake LLM's
- * embeddings:
+ * Indexing throughput through the embeddings queue, through wrangler's local runtime (without its inspector,
+ * as deployed; BENCH_INSPECTOR=1 keeps it) on PostgreSQL with the fake LLM's embeddings:
  *   npm run bench:embed-throughput        (BENCH_DATABASE_URL defaults to postgres://postgres@127.0.0.1:5432/postgres)
  * 1. switch-on: ITEMS synthetic items (bench/lib/synthetic-workspace.ts) of one user ingested through
  *    POST /items (batches of 500) with no embedder; the worker restarted on the same database with the
  *    embedder; from its first request (which starts the model's backfill) until GET /admin/embeddings
- *    answers `pending: 0`: the queue's own throughput.
+ *    answers `pending: 0`: the queue's own throughput; and until the model's HNSW index, which the backfill
+ *    builds once after its items, is valid.
  * 2. ingest: ITEMS more items of another user ingested with the embedder on; from the first ingest request
  *    until every one is indexed.
- * The last line is JSON, for scripts. BENCH_PORT (default 8799) for wrangler dev. EMBEDDING_MODEL with
+ * Each part's CPU an item, by process: this one (the fake embedder and the Neon stand-in), wrangler's Node.js
+ * process, workerd, PostgreSQL. The last line is JSON, for scripts. BENCH_PORT (default 8799) for wrangler dev. EMBEDDING_MODEL with
  * EMBEDDING_BASE_URL (and EMBEDDING_DIMENSIONS) for another embedder, e.g. the word-vector server
  * (node ../shared/tools/word-vector-embeddings.mjs 8812, then EMBEDDING_MODEL=openai:wink-sg-100d
  * EMBEDDING_BASE_URL=http://127.0.0.1:8812/v1).
@@ -17,6 +19,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { ROOT } from "../scripts/lib/dev-secret";
 import { createFreshDatabase, dropDatabase } from "../scripts/lib/migrate";
 import { type Stack, startStack } from "../scripts/lib/stack";
@@ -24,6 +27,7 @@ import { signDevToken } from "../scripts/lib/token";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET } from "./lib/bench-stack";
 import { embeddingStatus } from "./lib/embedding-status";
+import { cpuDelta, loadAverage, stackCpu } from "./lib/proc-cpu";
 import { syntheticWorkspace } from "./lib/synthetic-workspace";
 
 const ITEMS = Number(process.env.ITEMS ?? 5000);
@@ -53,6 +57,8 @@ const start = (vars: Record<string, string>): Promise<Stack> =>
     databaseUrl,
     vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...vars },
     persistTo,
+    // As deployed: wrangler's inspector copies every subrequest's body to its Node.js process (BENCH_INSPECTOR=1 keeps it).
+    inspector: process.env.BENCH_INSPECTOR === "1",
     onOutput: (chunk) => appendFileSync(LOG_FILE, chunk),
     log: (line) => console.error(`[bench] ${line}`),
   });
@@ -86,44 +92,105 @@ async function untilIndexed(stack: Stack, user: string, since: number) {
   }
 }
 
+/** Waits until the model's HNSW index exists and is valid (the backfill builds it once, after its items). */
+async function untilVectorIndex(since: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query(`select 1 from pg_class c join pg_index i on i.indexrelid = c.oid
+        where c.relname like 'item_chunks_hnsw_%' and i.indisvalid`);
+      if (rows.length > 0) return;
+      if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error("the model's index was not built");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 const rate = (ms: number) => Math.round((ITEMS / ms) * 1000);
+const databaseName = new URL(databaseUrl).pathname.slice(1);
+
+/**
+ * CPU seconds of this process (the fake embedder and the Neon stand-in), wrangler's node process, workerd and
+ * the database's PostgreSQL backends while `phase` runs, polled so that a backend that exits is counted.
+ */
+async function withCpu<T>(phase: () => Promise<T>): Promise<{ value: T; cpu: Record<string, number> }> {
+  const first = stackCpu(process.pid, databaseName);
+  const last = { ...first };
+  const timer = setInterval(() => Object.assign(last, stackCpu(process.pid, databaseName)), 250);
+  try {
+    const value = await phase();
+    Object.assign(last, stackCpu(process.pid, databaseName));
+    return { value, cpu: cpuDelta(first, last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+const cpuLine = (cpu: Record<string, number>) =>
+  Object.entries(cpu)
+    .map(
+      ([group, seconds]) =>
+        `${group} ${(seconds / ITEMS) * 1000 < 0.05 ? "0" : ((seconds / ITEMS) * 1000).toFixed(2)}`,
+    )
+    .join(", ");
 let stack: Stack | null = null;
 try {
   let switchOnMs = Number.NaN;
+  let switchOnCpu: Record<string, number> = {};
+  let vectorIndexMs = Number.NaN;
   if (SWITCH_ON) {
     stack = await start({});
     await ingest(stack, "bench-existing", 12);
     await stack.close();
     stack = await start(embedding);
     const t0 = performance.now();
-    await untilIndexed(stack, "bench-existing", t0);
-    switchOnMs = performance.now() - t0;
+    const current = stack;
+    switchOnCpu = (
+      await withCpu(async () => {
+        await untilIndexed(current, "bench-existing", t0);
+        switchOnMs = performance.now() - t0;
+        await untilVectorIndex(t0);
+        vectorIndexMs = performance.now() - t0;
+      })
+    ).cpu;
   } else {
     stack = await start(embedding);
   }
 
   const t1 = performance.now();
-  await ingest(stack, "bench-new", 13);
-  const ingestMs = performance.now() - t1;
-  const indexed = await untilIndexed(stack, "bench-new", t1);
+  let ingestMs = Number.NaN;
+  const current = stack;
+  const { value: indexed, cpu: ingestCpu } = await withCpu(async () => {
+    await ingest(current, "bench-new", 13);
+    ingestMs = performance.now() - t1;
+    return untilIndexed(current, "bench-new", t1);
+  });
   const indexMs = performance.now() - t1;
 
   console.log(
     `embedder ${embedding.EMBEDDING_MODEL} (${indexed.dimensions} dimensions), ${ITEMS} items each`,
   );
-  if (SWITCH_ON)
+  if (SWITCH_ON) {
     console.log(
-      `switch-on: ${ITEMS} existing items indexed ${(switchOnMs / 1000).toFixed(1)} s after the first request (${rate(switchOnMs)} items/s)`,
+      `switch-on: ${ITEMS} existing items indexed ${(switchOnMs / 1000).toFixed(1)} s after the first request (${rate(switchOnMs)} items/s), the model's HNSW index built ${(vectorIndexMs / 1000).toFixed(1)} s after it (${rate(vectorIndexMs)} items/s)`,
     );
+    console.log(`  CPU ms an item: ${cpuLine(switchOnCpu)}`);
+  }
   console.log(
     `ingest: ${(ingestMs / 1000).toFixed(1)} s (${rate(ingestMs)} items/s); all indexed ${(indexMs / 1000).toFixed(1)} s after the first request (${rate(indexMs)} items/s)`,
   );
+  console.log(`  CPU ms an item: ${cpuLine(ingestCpu)}; load average ${loadAverage()}`);
   console.log(
     JSON.stringify({
       items: ITEMS,
       switchOnMs: Math.round(switchOnMs),
+      vectorIndexMs: Math.round(vectorIndexMs),
       ingestMs: Math.round(ingestMs),
       indexMs: Math.round(indexMs),
+      switchOnCpu,
+      ingestCpu,
     }),
   );
 } finally {

@@ -11,7 +11,7 @@ import { AuditTrail } from "./app/audit-trail";
 import { createErrorModel, type ErrorModel } from "./app/errors";
 import type { Services } from "./app/services";
 import { type Config, configFor } from "./config/config";
-import { createDb, type Db } from "./db/client";
+import { createDb, createMaintenanceDb, type Db } from "./db/client";
 import { describeDatabaseError } from "./db/database-errors";
 import { createIngestAddresses } from "./db/ingest-addresses";
 import { createItemStore } from "./db/item-store";
@@ -103,7 +103,7 @@ export function buildServices(env: Env, ctx?: ExecutionContext): Services {
         invalidatingUpserts(searchingItems(createItemStore(s.db()), s.get("embedder")), s.get("memoryCache")),
       people: (s) => createPgPeopleStore(s.db()),
       embedder: () => embedderFor(env),
-      embeddings: (s) => createPgEmbeddingIndex(s.db()),
+      embeddings: (s) => createPgEmbeddingIndex(s.db(), createMaintenanceDb(config)),
       embedQueue: () => createEmbedQueue(env.EMBED_QUEUE),
       memoryReader: (s) => createPgMemoryReader(s.db()),
       memoryCache: () => memoryCacheFor(env, config),

@@ -24,6 +24,11 @@ export interface StackOptions {
   configPath?: string;
   /** Another entry module than the configuration's `main` (a benchmark's worker around the product's). */
   main?: string;
+  /**
+   * False runs the worker without wrangler's runtime inspector (scripts/lib/wrangler-headless.mjs), as it runs
+   * deployed: benchmarks of throughput, where the inspector's copies of every body cost more than the worker.
+   */
+  inspector?: boolean;
   /** Where wrangler's output goes; defaults to this process's stdout/stderr. */
   onOutput?: (chunk: string) => void;
   log?: (line: string) => void;
@@ -133,23 +138,32 @@ function freePort(): Promise<number> {
 }
 
 function spawnWrangler(
-  { port, persistTo, configPath, main }: StackOptions,
+  { port, persistTo, configPath, main, inspector }: StackOptions,
   inspectorPort: number,
   vars: Record<string, string>,
 ): ChildProcess {
+  // Its own process group, so closing kills wrangler and the workerd it started.
+  const spawnOptions = {
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  };
+  if (inspector === false) {
+    const headless = { port, ip: "127.0.0.1", config: configPath, main, persistTo, vars };
+    return spawn(
+      process.execPath,
+      [`${ROOT}scripts/lib/wrangler-headless.mjs`, JSON.stringify(headless)],
+      spawnOptions,
+    );
+  }
   const args = ["dev", "--local", "--test-scheduled", "--ip", "127.0.0.1", "--port", String(port)];
   args.push("--inspector-port", String(inspectorPort));
   if (main) args.splice(1, 0, main);
   if (persistTo) args.push("--persist-to", persistTo);
   if (configPath) args.push("--config", configPath);
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
-  // Its own process group, so closing kills wrangler and the workerd it started.
-  return spawn(`${ROOT}node_modules/.bin/wrangler`, args, {
-    cwd: ROOT,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-  });
+  return spawn(`${ROOT}node_modules/.bin/wrangler`, args, spawnOptions);
 }
 
 function waitUntilReady(wrangler: ChildProcess, onOutput?: (chunk: string) => void): Promise<void> {

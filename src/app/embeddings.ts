@@ -48,13 +48,14 @@ export async function embedQueuedItems(
 }
 
 /**
- * A model's first vectors bring its index: the embeddings consumer calls this once it wrote some, and each
- * isolate tries once per model (the daily upkeep builds a missing index too). A failure propagates, for the
- * caller to log: the vectors are written and stay so.
+ * A model's first vectors bring its index: the embeddings consumer calls this once it wrote some (except a
+ * backfill's bulk items, whose index waits for the backfill's last message: `now`), and each isolate tries
+ * once per model (the daily upkeep builds a missing index too). A failure propagates, for the caller to
+ * log: the vectors are written and stay so.
  */
-export async function ensureModelIndex(services: EmbeddingServices): Promise<void> {
+export async function ensureModelIndex(services: EmbeddingServices, now = false): Promise<void> {
   const { embedder } = services;
-  if (!embedder || indexedModels.has(embedder.model)) return;
+  if (!embedder || (!now && indexedModels.has(embedder.model))) return;
   try {
     // Null when the written items went away meanwhile (the model's size is not known yet): next time.
     const key = await services.embeddings.vectorKey(refOf(embedder));
@@ -165,8 +166,9 @@ export async function startModelBackfill(services: EmbeddingServices): Promise<b
 
 /**
  * One step of a model's backfill (an EmbedBackfillMessage): up to MODEL_BACKFILL_PAGES_PER_STEP pages of
- * the items lacking the model's vectors, from `after`, sent as item messages, then the next step, until the
- * last item. Null (nothing done) when that model is no longer the configured one.
+ * the items lacking the model's vectors, from `after`, sent as bulk item messages, then the next step, until
+ * the last item, after which it sends the message that builds the model's index (an EmbedIndexMessage). Null
+ * (nothing done) when that model is no longer the configured one.
  */
 export async function continueModelBackfill(
   services: EmbeddingServices,
@@ -179,9 +181,12 @@ export async function continueModelBackfill(
     after: step.after,
     scan: MODEL_BACKFILL_SCAN,
     maxRoundTrips: MODEL_BACKFILL_PAGES_PER_STEP * pageTrips,
+    bulk: true,
   });
   if (report && !report.complete) {
     await services.embedQueue.send([{ backfill: { model: step.model, after: report.resumeAfter } }]);
+  } else if (report) {
+    await services.embedQueue.send([{ index: { model: step.model } }]);
   }
   return report;
 }
@@ -203,7 +208,7 @@ export interface BackfillReport {
  */
 export async function backfillEmbeddings(
   services: EmbeddingServices,
-  options: { after: string | null; scan: number; maxRoundTrips: number },
+  options: { after: string | null; scan: number; maxRoundTrips: number; bulk?: boolean },
 ): Promise<BackfillReport | null> {
   const { embedder } = services;
   if (!embedder) return null;
@@ -223,7 +228,7 @@ export async function backfillEmbeddings(
     const page = await services.embeddings.missing(refOf(embedder), { after, scan });
     roundTrips++;
     report.pages++;
-    for (const send of embedSends(page.itemIds)) {
+    for (const send of embedSends(page.itemIds, { bulk: options.bulk })) {
       await services.embedQueue.send(send);
       roundTrips++;
       report.sends++;

@@ -13,11 +13,23 @@ let queryTimeoutMs = 4000;
 /**
  * Every HTTP round trip to the database carries its own deadline, so a database that accepts connections
  * but never answers costs a request at most `queryTimeoutMs` (it then fails as database_unavailable).
- * The driver's fetch hook is global; the deadline is the one configuration value it reads.
+ * The driver's fetch hook is global; the deadline is the one configuration value it reads, unless the
+ * client was made for longer statements (createMaintenanceDb: its fetch options carry `deadlineMs`).
  */
-function fetchWithDeadline(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
-  return fetch(input, { ...init, signal: AbortSignal.timeout(queryTimeoutMs) });
+function fetchWithDeadline(
+  input: Parameters<typeof fetch>[0],
+  init?: RequestInit & { deadlineMs?: number },
+): Promise<Response> {
+  const { deadlineMs = queryTimeoutMs, ...rest } = init ?? {};
+  return fetch(input, { ...rest, signal: AbortSignal.timeout(deadlineMs) });
 }
+
+/**
+ * How long an index build may take (a model's HNSW index over all its vectors: 36.5 s for 127,872 vectors of
+ * 256 dimensions on two cores). Only queue consumers and cron triggers build indexes, and they may run for
+ * 15 minutes.
+ */
+export const INDEX_BUILD_DEADLINE_MS = 10 * 60_000;
 
 /**
  * The database's own deadline for a transaction's statements, the same as the worker's: first in a batch
@@ -68,4 +80,11 @@ export function createDb(config: DbConfig): Db {
   queryTimeoutMs = config.queryTimeoutMs;
   neonConfig.fetchFunction = fetchWithDeadline;
   return drizzleHttp({ client: neon(config.databaseUrl), schema });
+}
+
+/** The same database for statements that outlast the request deadline: index builds (INDEX_BUILD_DEADLINE_MS). */
+export function createMaintenanceDb(config: DbConfig): Db {
+  createDb(config);
+  const fetchOptions = { deadlineMs: INDEX_BUILD_DEADLINE_MS };
+  return drizzleHttp({ client: neon(config.databaseUrl, { fetchOptions }), schema });
 }

@@ -16,7 +16,8 @@ import { createPgChunkStore } from "./pg-chunk-store";
 export const BACKFILL_CLAIM = "embeddings-model";
 export const backfillClaimKey = (ref: EmbeddingModelRef) => `${ref.model} ${ref.dimensions ?? "?"}`;
 
-export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
+/** `maintenance`: the same database for index builds and drops, which outlast a request's deadline. */
+export function createPgEmbeddingIndex(db: Db, maintenance: Db = db): EmbeddingIndex {
   const chunkOf = (ref: EmbeddingModelRef, item: SQL): SQL => sql`exists (
     select 1 from item_chunks c
     where c.item_id = ${item}.id and c.model = ${ref.model} and c.chunk_index = 0
@@ -32,10 +33,10 @@ export function createPgEmbeddingIndex(db: Db): EmbeddingIndex {
       const row = result.rows[0] as { dimensions: unknown } | undefined;
       return row ? { model: ref.model, dimensions: Number(row.dimensions) } : null;
     },
-    ensureVectorIndex: (key) => ensureVectorIndex(db, key),
+    ensureVectorIndex: (key) => ensureVectorIndex(maintenance, key),
     async removeOtherModels(keep, limit) {
       const chunks = await deleteOtherModelChunks(db, keep, limit);
-      return { chunks, indexes: chunks < limit ? await dropOtherVectorIndexes(db, keep) : [] };
+      return { chunks, indexes: chunks < limit ? await dropOtherVectorIndexes(maintenance, keep) : [] };
     },
     nearItems: (subjectKey, queries, itemIds, key, options) =>
       nearItems(db, subjectKey, queries, itemIds, key, options),

@@ -155,11 +155,21 @@ export interface OtherModelsRemoved {
 }
 
 /** An embeddings-queue message: items to embed, or the next step of a model's backfill. */
-export type EmbedMessage = EmbedItemsMessage | EmbedBackfillMessage;
+export type EmbedMessage = EmbedItemsMessage | EmbedBackfillMessage | EmbedIndexMessage;
 
 /** Items whose content changed (or that lack the model's vectors), at most EMBED_MAX_ITEMS. */
 export interface EmbedItemsMessage {
   itemIds: string[];
+  /**
+   * Sent by a model's backfill: the model's vector index waits for the backfill's EmbedIndexMessage, so that
+   * it is built once over all the vectors instead of taking them one insert at a time (a sixth of the cost).
+   */
+  bulk?: true;
+}
+
+/** A model's backfill sent its last items: build the model's vector index now (it waited for them). */
+export interface EmbedIndexMessage {
+  index: { model: string };
 }
 
 /**
@@ -181,10 +191,11 @@ export const EMBED_MAX_MESSAGES_PER_SEND = 50;
 export const EMBED_IDS_PER_SEND = EMBED_MAX_ITEMS * EMBED_MAX_MESSAGES_PER_SEND;
 
 /** Ids in messages of EMBED_MAX_ITEMS, and messages in sends of EMBED_MAX_MESSAGES_PER_SEND. */
-export function embedSends(itemIds: string[]): EmbedItemsMessage[][] {
+export function embedSends(itemIds: string[], options: { bulk?: boolean } = {}): EmbedItemsMessage[][] {
   const messages: EmbedItemsMessage[] = [];
   for (let i = 0; i < itemIds.length; i += EMBED_MAX_ITEMS) {
-    messages.push({ itemIds: itemIds.slice(i, i + EMBED_MAX_ITEMS) });
+    const ids = itemIds.slice(i, i + EMBED_MAX_ITEMS);
+    messages.push(options.bulk ? { itemIds: ids, bulk: true } : { itemIds: ids });
   }
   const sends: EmbedItemsMessage[][] = [];
   for (let i = 0; i < messages.length; i += EMBED_MAX_MESSAGES_PER_SEND) {

@@ -10,12 +10,14 @@ import { describe, expect, it } from "vitest";
 import { removeItem } from "../../src/app/items";
 import type { Services } from "../../src/app/services";
 import { buildServices } from "../../src/composition";
+import { parseConfig } from "../../src/config/config";
 import {
   runEmbeddingBackfill,
   runModelBackfillStart,
   runVectorIndexUpkeep,
 } from "../../src/cron/cron-sweep-handler";
 import { consumeEmbedBatch } from "../../src/cron/embed-consumer";
+import { createDb, createMaintenanceDb } from "../../src/db/client";
 import { ensureVectorIndex, vectorIndexName } from "../../src/db/item-chunk-index";
 import { EMBED_MAX_ITEMS, type EmbedMessage } from "../../src/domain/item-embedding";
 import type { Env } from "../../src/env";
@@ -171,21 +173,41 @@ describe("the embeddings consumer", () => {
     expect(await runModelBackfillStart(services)).toBe(false);
     expect(await services.embeddings.claimBackfill(ref)).toBe(false);
 
-    let batches = 0;
+    // One message a batch, to see the index wait for the backfill's last message.
+    // The model's partial index names it in its predicate.
+    const indexExists = async () =>
+      (
+        await db.execute(
+          sql`select 1 from pg_indexes where tablename = 'item_chunks' and indexdef like ${`%${model}%`}`,
+        )
+      ).rows.length > 0;
+    const consumed: EmbedMessage[] = [];
     while (queued.length > 0) {
-      const { report } = await consume(services, queued.splice(0, 10));
+      const message = queued.shift()!;
+      consumed.push(message);
+      const { report } = await consume(services, [message]);
       expect(report).toMatchObject({ retried: 0, dropped: 0, malformed: 0 });
-      batches++;
+      if ("itemIds" in message) {
+        // The backfill's items are bulk: their vectors are written, the model's index waits.
+        expect(message.bulk).toBe(true);
+        expect(report).toMatchObject({ written: message.itemIds.length, index: "deferred" });
+        expect(await indexExists()).toBe(false);
+      }
     }
-    expect(batches).toBeGreaterThan(1);
+    expect(consumed.at(-1)).toEqual({ index: { model } });
+    expect(consumed.filter((m) => "itemIds" in m).length).toBeGreaterThan(0);
+    expect(await indexExists()).toBe(true);
     expect(await Promise.all(ids.map((id) => services.embeddings.isIndexed(id!, ref)))).toEqual([
       true,
       true,
       true,
     ]);
-    // A step of a model no longer configured is dropped.
-    const { report } = await consume(services, [{ backfill: { model: "openai:gone", after: null } }]);
-    expect(report).toMatchObject({ dropped: 1, enqueued: 0 });
+    // A step, or an index message, of a model no longer configured is dropped.
+    const { report } = await consume(services, [
+      { backfill: { model: "openai:gone", after: null } },
+      { index: { model: "openai:gone" } },
+    ]);
+    expect(report).toMatchObject({ dropped: 2, enqueued: 0, index: "none" });
   });
 
   it("the first vectors bring the model's HNSW index; the daily upkeep rebuilds it and removes a previous model's vectors and index", async () => {
@@ -223,6 +245,19 @@ describe("the embeddings consumer", () => {
     const left = await db.execute(sql`select count(*)::int as n from item_chunks where model = ${old.model}`);
     expect((left.rows[0] as { n: number }).n).toBe(0);
     expect(await chunkCount([id!])).toBeGreaterThan(0);
+  });
+
+  it("an index build may outlast a request's deadline, which still holds for every other statement", async () => {
+    const config = parseConfig(env);
+    const short = { ...config, queryTimeoutMs: 300 };
+    try {
+      await expect(createDb(short).execute(sql`select pg_sleep(0.6)`)).rejects.toThrow();
+      const maintenance = createMaintenanceDb(short);
+      const result = await maintenance.execute(sql`select pg_sleep(0.6), 1 as done`);
+      expect((result.rows[0] as { done: unknown }).done).toBe(1);
+    } finally {
+      createDb(config);
+    }
   });
 
   it("acks a batch whose vectors were written even when building the model's index fails, and logs it", async () => {
