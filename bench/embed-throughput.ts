@@ -8,7 +8,7 @@
  *    answers `pending: 0`: the queue's own throughput; and until the model's HNSW index, which the backfill
  *    builds once after its items, is valid.
  * 2. ingest: ITEMS more items of another user ingested with the embedder on; from the first ingest request
- *    until every one is indexed.
+ *    until every one is indexed (INGEST=0 skips it).
  * Each part's CPU an item, by process: this one (the fake embedder and the Neon stand-in), wrangler's Node.js
  * process, workerd, PostgreSQL. The last line is JSON, for scripts. BENCH_PORT (default 8799) for wrangler dev. EMBEDDING_MODEL with
  * EMBEDDING_BASE_URL (and EMBEDDING_DIMENSIONS) for another embedder, e.g. the word-vector server
@@ -36,6 +36,8 @@ const INDEX_TIMEOUT_MS = Number(process.env.INDEX_TIMEOUT_MS ?? 600_000);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** SWITCH_ON=0 skips the first part (for a tree that does not start a model's backfill by itself). */
 const SWITCH_ON = process.env.SWITCH_ON !== "0";
+/** INGEST=0 skips the second part. */
+const INGEST = process.env.INGEST !== "0";
 const LOG_FILE = `${ROOT}bench/results/embed-throughput-wrangler.log`;
 
 const fake = process.env.EMBEDDING_MODEL ? null : await startFakeLlm();
@@ -159,29 +161,37 @@ try {
     stack = await start(embedding);
   }
 
-  const t1 = performance.now();
   let ingestMs = Number.NaN;
-  const current = stack;
-  const { value: indexed, cpu: ingestCpu } = await withCpu(async () => {
-    await ingest(current, "bench-new", 13);
-    ingestMs = performance.now() - t1;
-    return untilIndexed(current, "bench-new", t1);
-  });
-  const indexMs = performance.now() - t1;
+  let indexMs = Number.NaN;
+  let ingestCpu: Record<string, number> = {};
+  if (INGEST) {
+    const t1 = performance.now();
+    const current = stack;
+    ingestCpu = (
+      await withCpu(async () => {
+        await ingest(current, "bench-new", 13);
+        ingestMs = performance.now() - t1;
+        await untilIndexed(current, "bench-new", t1);
+        indexMs = performance.now() - t1;
+      })
+    ).cpu;
+  }
 
-  console.log(
-    `embedder ${embedding.EMBEDDING_MODEL} (${indexed.dimensions} dimensions), ${ITEMS} items each`,
-  );
+  const dimensions = (await embeddingStatus(stack.url, headers("bench-existing")))?.dimensions;
+  console.log(`embedder ${embedding.EMBEDDING_MODEL} (${dimensions} dimensions), ${ITEMS} items each`);
   if (SWITCH_ON) {
     console.log(
       `switch-on: ${ITEMS} existing items indexed ${(switchOnMs / 1000).toFixed(1)} s after the first request (${rate(switchOnMs)} items/s), the model's HNSW index built ${(vectorIndexMs / 1000).toFixed(1)} s after it (${rate(vectorIndexMs)} items/s)`,
     );
     console.log(`  CPU ms an item: ${cpuLine(switchOnCpu)}`);
   }
-  console.log(
-    `ingest: ${(ingestMs / 1000).toFixed(1)} s (${rate(ingestMs)} items/s); all indexed ${(indexMs / 1000).toFixed(1)} s after the first request (${rate(indexMs)} items/s)`,
-  );
-  console.log(`  CPU ms an item: ${cpuLine(ingestCpu)}; load average ${loadAverage()}`);
+  if (INGEST) {
+    console.log(
+      `ingest: ${(ingestMs / 1000).toFixed(1)} s (${rate(ingestMs)} items/s); all indexed ${(indexMs / 1000).toFixed(1)} s after the first request (${rate(indexMs)} items/s)`,
+    );
+    console.log(`  CPU ms an item: ${cpuLine(ingestCpu)}`);
+  }
+  console.log(`load average ${loadAverage()}`);
   console.log(
     JSON.stringify({
       items: ITEMS,

@@ -2,9 +2,8 @@
  * Builds the configured embedding model's HNSW index (and, with --drop-others, removes other models'
  * chunks and indexes) straight over a Postgres connection, without the worker's per-query deadline:
  *   DATABASE_URL=postgres://… EMBEDDING_MODEL=workers-ai:@cf/baai/bge-small-en-v1.5 npx tsx scripts/vector-index.ts [--drop-others]
- * For a deploy step: built from a request or a queue consumer over neon-http, an index on a large table
- * outlasts DATABASE_QUERY_TIMEOUT_MS, the build is cancelled and the index left invalid (ensureVectorIndex
- * rebuilds an invalid one, which would fail the same way).
+ * For a deploy step that wants the index before the worker's first request. The worker builds it too (queue
+ * consumers and the daily upkeep, through createMaintenanceDb's deadline of INDEX_BUILD_DEADLINE_MS).
  */
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";

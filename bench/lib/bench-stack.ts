@@ -4,6 +4,8 @@
  * BENCH_KEEP_DATABASE=1 leaves the database behind (its name is printed), to read its plans afterwards;
  * BENCH_REUSE_DATABASE=<name> runs on such a database instead of a fresh one (and leaves it too).
  * BENCH_DATABASE_PREFIX names fresh databases (default um_bench), so parallel checkouts can tell theirs apart.
+ * `restart(vars)` stops the worker and starts it again on the same database with other settings (a model
+ * switched on).
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,10 @@ import { type Stack, startStack } from "../../scripts/lib/stack";
 
 export const BENCH_SECRET = "bench-secret-0123456789-0123456789-0123456789";
 
+export interface BenchStack extends Stack {
+  restart(vars: Record<string, string>): Promise<void>;
+}
+
 export async function startBenchStack(
   name: string,
   vars: Record<string, string> = {},
@@ -21,7 +27,7 @@ export async function startBenchStack(
   adminUrl: string | undefined = process.env.BENCH_DATABASE_URL,
   /** A wrangler configuration other than wrangler.toml. */
   configPath?: string,
-): Promise<Stack> {
+): Promise<BenchStack> {
   const reuse = process.env.BENCH_REUSE_DATABASE;
   const databaseUrl = !adminUrl
     ? undefined
@@ -35,17 +41,23 @@ export async function startBenchStack(
   const logFile = `${ROOT}bench/results/${name}-wrangler.log`;
   writeFileSync(logFile, "");
   const persistTo = mkdtempSync(join(tmpdir(), `um-bench-${name}-`));
-  const stack = await startStack({
-    port: Number(process.env.BENCH_PORT ?? 8799),
-    databaseUrl,
-    vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...vars },
-    persistTo,
-    configPath,
-    onOutput: (chunk) => appendFileSync(logFile, chunk),
-    log: (line) => console.error(`[bench] ${line}`),
-  });
+  const start = (settings: Record<string, string>) =>
+    startStack({
+      port: Number(process.env.BENCH_PORT ?? 8799),
+      databaseUrl,
+      vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...settings },
+      persistTo,
+      configPath,
+      onOutput: (chunk) => appendFileSync(logFile, chunk),
+      log: (line) => console.error(`[bench] ${line}`),
+    });
+  let stack = await start(vars);
   return {
     ...stack,
+    restart: async (settings) => {
+      await stack.close();
+      stack = await start(settings);
+    },
     close: async () => {
       await stack.close();
       // Durable Object state: about 60 KB an object, so a sweep benchmark leaves gigabytes otherwise.
