@@ -108,9 +108,15 @@ export interface EmbeddingStatus extends Partial<EmbeddingCounts> {
   configured: boolean;
   model: string | null;
   dimensions: number | null;
+  /**
+   * The model's vector index: ready, building (a backfill's items are all written and the index is being
+   * built over them: until then semantic search reads the vectors exactly), or missing (none yet, or an
+   * interrupted build to be replaced). Null while the model's size is not known.
+   */
+  vectorIndex?: "ready" | "building" | "missing" | null;
 }
 
-/** The workspace's items, how many are indexed for the configured model and how many wait. */
+/** The workspace's items, how many are indexed for the configured model and how many wait, and its index. */
 export async function embeddingStatus(
   services: EmbeddingServices,
   workspaceId: string,
@@ -121,10 +127,13 @@ export async function embeddingStatus(
   const [counts, key] = await Promise.all([
     services.embeddings.counts(workspaceId, ref),
     // A model of unknown size: its stored vectors' size, once the first is written.
-    ref.dimensions === null ? services.embeddings.vectorKey(ref) : null,
+    services.embeddings.vectorKey(ref),
   ]);
+  const state = key ? await services.embeddings.vectorIndexState(key) : null;
+  const vectorIndex =
+    state === null ? null : state === "valid" ? "ready" : state === "building" ? "building" : "missing";
   const dimensions = ref.dimensions ?? key?.dimensions ?? null;
-  return { configured: true, model: embedder.model, dimensions, ...counts };
+  return { configured: true, model: embedder.model, dimensions, ...counts, vectorIndex };
 }
 
 /** Pages (of MODEL_BACKFILL_SCAN items) one backfill step reads before handing on to the next step. */

@@ -86,6 +86,14 @@ export const embeddingStatusResponse = z.object({
   items: z.number().int().optional().describe("Items of the workspace"),
   indexed: z.number().int().optional().describe("Indexed for semantic search by their current content"),
   pending: z.number().int().optional().describe("Waiting for the embeddings queue or the daily backfill"),
+  vectorIndex: z
+    .enum(["ready", "building", "missing"])
+    .nullable()
+    .optional()
+    .describe(
+      "The model's vector index: ready; building (a model's backfill builds it once after its items, " +
+        "semantic search reads the vectors exactly until then); missing (none yet). Null while the model's size is not known",
+    ),
 });
 
 const citation = z.object({

@@ -8,7 +8,7 @@
  * `hnsw.ef_search` and `hnsw.iterative_scan`.
  */
 import { sql } from "drizzle-orm";
-import type { EmbeddingKey } from "../domain/item-embedding";
+import type { EmbeddingKey, VectorIndexState } from "../domain/item-embedding";
 import type { Db } from "./client";
 import { sha256Hex } from "./content-hash";
 
@@ -38,7 +38,7 @@ export async function ensureVectorIndex(
 ): Promise<{ name: string; created: boolean }> {
   assertIndexable(key);
   const name = await vectorIndexName(key);
-  const state = await indexState(db, name);
+  const state = await vectorIndexState(db, key);
   if (state === "valid" || state === "building") return { name, created: false };
   if (state === "invalid") await db.execute(sql.raw(`drop index concurrently if exists ${quoteIdent(name)}`));
   const { cast, ops } = vectorType(key.dimensions);
@@ -64,7 +64,9 @@ export async function dropOtherVectorIndexes(db: Db, keep: EmbeddingKey): Promis
   return names;
 }
 
-async function indexState(db: Db, name: string): Promise<"missing" | "valid" | "invalid" | "building"> {
+/** Where the model's index stands: valid, being built, left invalid by an interrupted build, or missing. */
+export async function vectorIndexState(db: Db, key: EmbeddingKey): Promise<VectorIndexState> {
+  const name = await vectorIndexName(key);
   const result = await db.execute(sql`
     select i.indisvalid,
       exists (select 1 from pg_stat_progress_create_index p where p.index_relid = c.oid) as building

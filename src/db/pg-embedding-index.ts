@@ -7,7 +7,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { EmbeddingIndex, EmbeddingModelRef } from "../domain/item-embedding";
 import type { Db } from "./client";
-import { dropOtherVectorIndexes, ensureVectorIndex } from "./item-chunk-index";
+import { dropOtherVectorIndexes, ensureVectorIndex, vectorIndexState } from "./item-chunk-index";
 import { nearItems } from "./item-chunk-search";
 import { deleteOtherModelChunks } from "./item-chunk-writes";
 import { createPgChunkStore } from "./pg-chunk-store";
@@ -34,6 +34,7 @@ export function createPgEmbeddingIndex(db: Db, maintenance: Db = db): EmbeddingI
       return row ? { model: ref.model, dimensions: Number(row.dimensions) } : null;
     },
     ensureVectorIndex: (key) => ensureVectorIndex(maintenance, key),
+    vectorIndexState: (key) => vectorIndexState(db, key),
     async removeOtherModels(keep, limit) {
       const chunks = await deleteOtherModelChunks(db, keep, limit);
       return { chunks, indexes: chunks < limit ? await dropOtherVectorIndexes(maintenance, keep) : [] };

@@ -138,6 +138,8 @@ export interface EmbeddingIndex extends ChunkStore, NearItems {
   vectorKey(ref: EmbeddingModelRef): Promise<EmbeddingKey | null>;
   /** Builds the model's vector index if it is missing. Idempotent; built concurrently, so writes go on. */
   ensureVectorIndex(key: EmbeddingKey): Promise<{ name: string; created: boolean }>;
+  /** Where the model's vector index stands (invalid: a build was interrupted; the next one replaces it). */
+  vectorIndexState(key: EmbeddingKey): Promise<VectorIndexState>;
   /**
    * Records `ref` as the model whose backfill has started; true when it was not already (this caller is
    * the one to start it: atomic, so of several isolates starting at once only one does).
@@ -148,6 +150,8 @@ export interface EmbeddingIndex extends ChunkStore, NearItems {
   /** Removes up to `limit` vectors of other models (or sizes), and their indexes once none are left. */
   removeOtherModels(keep: EmbeddingKey, limit: number): Promise<OtherModelsRemoved>;
 }
+
+export type VectorIndexState = "valid" | "building" | "invalid" | "missing";
 
 export interface OtherModelsRemoved {
   chunks: number;

@@ -181,6 +181,8 @@ describe("the embeddings consumer", () => {
           sql`select 1 from pg_indexes where tablename = 'item_chunks' and indexdef like ${`%${model}%`}`,
         )
       ).rows.length > 0;
+    const key = { model, dimensions: 256 };
+    expect(await services.embeddings.vectorIndexState(key)).toBe("missing");
     const consumed: EmbedMessage[] = [];
     while (queued.length > 0) {
       const message = queued.shift()!;
@@ -197,6 +199,7 @@ describe("the embeddings consumer", () => {
     expect(consumed.at(-1)).toEqual({ index: { model } });
     expect(consumed.filter((m) => "itemIds" in m).length).toBeGreaterThan(0);
     expect(await indexExists()).toBe(true);
+    expect(await services.embeddings.vectorIndexState(key)).toBe("valid");
     expect(await Promise.all(ids.map((id) => services.embeddings.isIndexed(id!, ref)))).toEqual([
       true,
       true,

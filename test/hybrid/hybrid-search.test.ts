@@ -164,7 +164,12 @@ describe("hybrid search with an embedder configured", () => {
       await call(admin, "GET", "/admin/embeddings", { scopes: ["admin"] }),
     );
     // The fake model's size is not configured: it is the stored vectors' (the tests above indexed some).
-    expect(status).toMatchObject({ configured: true, model: "openai:fake-embedding", dimensions: 256 });
+    expect(status).toMatchObject({
+      configured: true,
+      model: "openai:fake-embedding",
+      dimensions: 256,
+      vectorIndex: "ready",
+    });
     expect(status.items).toBe(Number(status.indexed) + Number(status.pending));
     expect(Number(status.items)).toBeGreaterThan(0);
   });
