@@ -18,6 +18,13 @@ describe("migrations applied to an empty database", () => {
     expect(Number(applied[0]!.n)).toBe(journal.entries.length);
   });
 
+  it("give index builds in this database enough memory for a model's HNSW graph (a default for new sessions)", async () => {
+    const [setting] = await rows<{ setconfig: string[] }>(sql`
+      select setconfig from pg_db_role_setting s join pg_database d on d.oid = s.setdatabase
+      where d.datname = current_database() and s.setrole = 0`);
+    expect(setting?.setconfig).toContain("maintenance_work_mem=256MB");
+  });
+
   it("create every table of the data model", async () => {
     const tables = await rows<{ table_name: string }>(
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
