@@ -25,9 +25,9 @@ function fetchWithDeadline(
 }
 
 /**
- * How long an index build may take (a model's HNSW index over all its vectors: 36.5 s for 127,872 vectors of
- * 256 dimensions on two cores). Only queue consumers and cron triggers build indexes, and they may run for
- * 15 minutes.
+ * How long an index build may take (a model's HNSW index over all its vectors: 22 s for 127,872 vectors of
+ * 256 dimensions on two cores with the 256MB of maintenance_work_mem drizzle/0023 sets, 87 s with 64MB).
+ * Only queue consumers and cron triggers build indexes, and they may run for 15 minutes.
  */
 export const INDEX_BUILD_DEADLINE_MS = 10 * 60_000;
 
@@ -76,15 +76,20 @@ export function useLocalEndpoint(endpoint: string): void {
 
 /** HTTP mode: one round trip per query or batch (a batch is one transaction). The default for everything. */
 export function createDb(config: DbConfig): Db {
-  if (config.neonLocalEndpoint) useLocalEndpoint(config.neonLocalEndpoint);
-  queryTimeoutMs = config.queryTimeoutMs;
-  neonConfig.fetchFunction = fetchWithDeadline;
+  configureDriver(config);
   return drizzleHttp({ client: neon(config.databaseUrl), schema });
 }
 
 /** The same database for statements that outlast the request deadline: index builds (INDEX_BUILD_DEADLINE_MS). */
 export function createMaintenanceDb(config: DbConfig): Db {
-  createDb(config);
+  configureDriver(config);
   const fetchOptions = { deadlineMs: INDEX_BUILD_DEADLINE_MS };
   return drizzleHttp({ client: neon(config.databaseUrl, { fetchOptions }), schema });
+}
+
+/** The driver's global settings: the local endpoint when configured, the deadline's fetch hook. */
+function configureDriver(config: DbConfig): void {
+  if (config.neonLocalEndpoint) useLocalEndpoint(config.neonLocalEndpoint);
+  queryTimeoutMs = config.queryTimeoutMs;
+  neonConfig.fetchFunction = fetchWithDeadline;
 }

@@ -158,7 +158,7 @@ export interface OtherModelsRemoved {
   indexes: string[];
 }
 
-/** An embeddings-queue message: items to embed, or the next step of a model's backfill. */
+/** An embeddings-queue message: items to embed, the next step of a model's backfill, or its index. */
 export type EmbedMessage = EmbedItemsMessage | EmbedBackfillMessage | EmbedIndexMessage;
 
 /** Items whose content changed (or that lack the model's vectors), at most EMBED_MAX_ITEMS. */
