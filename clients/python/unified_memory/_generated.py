@@ -466,6 +466,8 @@ class EmbeddingStatusResponse(_EmbeddingStatusResponseRequired, total=False):
     indexed: int
     #: Waiting for the embeddings queue or the daily backfill
     pending: int
+    #: The model's vector index: ready; building (a model's backfill builds it once after its items, semantic search reads the vectors exactly until then); missing (none yet). Null while the model's size is not known
+    vectorIndex: Optional[Literal["ready", "building", "missing"]]
 
 
 class MyAuditResponseEvent(TypedDict):

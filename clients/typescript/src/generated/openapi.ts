@@ -3922,6 +3922,8 @@ export interface operations {
                         indexed?: number;
                         /** @description Waiting for the embeddings queue or the daily backfill */
                         pending?: number;
+                        /** @description The model's vector index: ready; building (a model's backfill builds it once after its items, semantic search reads the vectors exactly until then); missing (none yet). Null while the model's size is not known */
+                        vectorIndex?: ("ready" | "building" | "missing") | null;
                     };
                 };
             };
