@@ -15,14 +15,16 @@
  *   They are read at query time through the access rule's two indexes, so they are current after every
  *   ingest, delete, share, unshare or change of team. df is counted exactly up to DF_EXACT_CAP; a term more
  *   common than that is estimated from its share of the sample (its idf is small either way). A term the
- *   sample already measures (SAMPLED_ENOUGH) or puts past COMMON_ESTIMATE is estimated without counting:
+ *   sample already measures (SAMPLED_ENOUGH) or puts past COMMON_ESTIMATE, and the only scored term of a
+ *   query (whose df changes every score alike, never the order), is estimated without counting:
  *   counting tests matches one by one, reading each item's tsvector (100-300 ms at 100,000 items for a
  *   common word or a phrase). When the sample holds every visible item, its counts are exact.
  *
  * Candidates: every visible item matching one of the rarest terms, taken from the rarest up while their
  * document frequencies add up to at most CANDIDATE_BUDGET (at least the rarest one), so a common word beside a
  * rare one costs nothing; the other terms still count in the score. When even the rarest term is more common
- * than that, the newest CANDIDATE_BUDGET items matching it are ranked: the cost stays bounded.
+ * than that, or the query has one scored term, the newest CANDIDATE_BUDGET items matching it are ranked: the
+ * cost stays bounded.
  */
 import { and, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./client";
@@ -101,12 +103,19 @@ export async function keywordStatistics(
   // term SAMPLED_ENOUGH times nor estimates it past COMMON_ESTIMATE (null: estimated); CASE evaluates its
   // subquery only in the branch taken. `n` is materialized: inlined, each mention of n.documents counted
   // the viewer's items again (seven counts for three terms, 2.8 s against 0.4 s at 100,000 items under load).
+  // A query of one scored term (the others stop words) is ranked the same whatever its df (idf scales every
+  // score alike, and its candidates are bounded either way: keywordRanked): it is estimated, not counted.
+  const scoredTerms = sql.join(
+    query.terms.map((term) => sql`(numnode(${tsquery(term)}) > 0)::int`),
+    sql` + `,
+  );
   const perTerm = query.terms.map((term, i) => {
     const n = sql.raw(String(i));
     return sql`, numnode(${tsquery(term)}) as nodes_${n}, s.sampled_${n},
       case when s.sample_size >= n.documents then s.sampled_${n}
         when s.sampled_${n} >= ${SAMPLED_ENOUGH}::int
-          or n.documents * s.sampled_${n} >= ${COMMON_ESTIMATE}::int * s.sample_size then null
+          or n.documents * s.sampled_${n} >= ${COMMON_ESTIMATE}::int * s.sample_size
+          or ${scoredTerms} = 1 then null
         else ${capped(sql`${items.search} @@ ${tsquery(term)}`)} end as df_${n}`;
   });
   const result = await db.execute(sql`
@@ -192,7 +201,11 @@ export function keywordRanked(
   stats: KeywordStats,
   conditions: (SQL | undefined)[],
 ): SQL {
-  const { terms: chosen, bounded, matches } = candidateTerms(stats);
+  const candidates = candidateTerms(stats);
+  const { terms: chosen, matches } = candidates;
+  // One scored term: its df may be an estimate (keywordStatistics), so its newest CANDIDATE_BUDGET matches
+  // are taken whatever the estimate says; when it has fewer, that is every one of them.
+  const bounded = candidates.bounded || stats.frequencies.filter((df) => df >= 0).length === 1;
   if (chosen.length === 0) {
     return sql`select null::uuid as id, null::timestamptz as occurred_at, 0::float8 as score where false`;
   }
