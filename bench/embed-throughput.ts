@@ -19,7 +19,6 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { ROOT } from "../scripts/lib/dev-secret";
 import { createFreshDatabase, dropDatabase } from "../scripts/lib/migrate";
 import { type Stack, startStack } from "../scripts/lib/stack";
@@ -94,20 +93,13 @@ async function untilIndexed(stack: Stack, user: string, since: number) {
   }
 }
 
-/** Waits until the model's HNSW index exists and is valid (the backfill builds it once, after its items). */
-async function untilVectorIndex(since: number): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    for (;;) {
-      const { rows } = await client.query(`select 1 from pg_class c join pg_index i on i.indexrelid = c.oid
-        where c.relname like 'item_chunks_hnsw_%' and i.indisvalid`);
-      if (rows.length > 0) return;
-      if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error("the model's index was not built");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  } finally {
-    await client.end();
+/** Polls until the model's HNSW index is valid (the backfill builds it once, after its items). */
+async function untilVectorIndex(stack: Stack, since: number): Promise<void> {
+  for (;;) {
+    const status = await embeddingStatus(stack.url, headers("bench-existing"));
+    if (status?.vectorIndex === "ready") return;
+    if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error("the model's index was not built");
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -153,7 +145,7 @@ try {
       await withCpu(async () => {
         await untilIndexed(current, "bench-existing", t0);
         switchOnMs = performance.now() - t0;
-        await untilVectorIndex(t0);
+        await untilVectorIndex(current, t0);
         vectorIndexMs = performance.now() - t0;
       })
     ).cpu;

@@ -231,15 +231,16 @@ async function untilIndexed() {
     const status = await embeddingStatus(stack.url, { authorization: `Bearer ${admin}` });
     if (status && (status.pending === 0 || performance.now() - t0 > INDEX_TIMEOUT_MS)) {
       const searchable = seconds();
-      for (;;) {
-        const valid = await db.query(`select 1 from pg_class c join pg_index i on i.indexrelid = c.oid
-          where c.relname like 'item_chunks_hnsw_%' and i.indisvalid`);
-        if (valid.rows.length > 0 || performance.now() - t0 > INDEX_TIMEOUT_MS) break;
+      let vectorIndex = status.vectorIndex;
+      while (vectorIndex !== "ready" && performance.now() - t0 <= INDEX_TIMEOUT_MS) {
         await new Promise((r) => setTimeout(r, 1000));
+        const index = await embeddingStatus(stack.url, { authorization: `Bearer ${admin}` });
+        vectorIndex = index?.vectorIndex ?? vectorIndex;
       }
       return {
         mode: "EMBED_QUEUE, fake embedder, the model switched on for the ingested items",
         ...status,
+        vectorIndex,
         secondsToAllIndexed: searchable,
         itemsPerSecond: Math.round(status.indexed / searchable),
         secondsToVectorIndex: seconds(),

@@ -8,6 +8,8 @@ export interface EmbeddingStatus {
   indexed: number;
   pending: number;
   dimensions: number | null;
+  /** The model's vector index (null before the model's size is known). */
+  vectorIndex: "ready" | "building" | "missing" | null;
 }
 
 export async function embeddingStatus(
