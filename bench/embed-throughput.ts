@@ -16,16 +16,10 @@
  * EMBEDDING_BASE_URL=http://127.0.0.1:8812/v1).
  */
 
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ROOT } from "../scripts/lib/dev-secret";
-import { createFreshDatabase, dropDatabase } from "../scripts/lib/migrate";
-import { type Stack, startStack } from "../scripts/lib/stack";
 import { signDevToken } from "../scripts/lib/token";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
-import { BENCH_SECRET } from "./lib/bench-stack";
-import { embeddingStatus } from "./lib/embedding-status";
+import { BENCH_SECRET, type BenchStack, startBenchStack } from "./lib/bench-stack";
+import { type EmbeddingStatus, embeddingStatus } from "./lib/embedding-status";
 import { cpuDelta, loadAverage, stackCpu } from "./lib/proc-cpu";
 import { syntheticWorkspace } from "./lib/synthetic-workspace";
 
@@ -37,7 +31,6 @@ const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0
 const SWITCH_ON = process.env.SWITCH_ON !== "0";
 /** INGEST=0 skips the second part. */
 const INGEST = process.env.INGEST !== "0";
-const LOG_FILE = `${ROOT}bench/results/embed-throughput-wrangler.log`;
 
 const fake = process.env.EMBEDDING_MODEL ? null : await startFakeLlm();
 const embedding: Record<string, string> = fake
@@ -47,28 +40,20 @@ for (const name of ["EMBEDDING_BASE_URL", "EMBEDDING_DIMENSIONS", "OPENAI_API_KE
   const value = process.env[name];
   if (!fake && value) embedding[name] = value;
 }
-mkdirSync(`${ROOT}bench/results`, { recursive: true });
-writeFileSync(LOG_FILE, "");
-const databaseUrl = await createFreshDatabase(ADMIN_URL, "um_bench_embed");
-const persistTo = mkdtempSync(join(tmpdir(), "um-bench-embed-"));
-
-const start = (vars: Record<string, string>): Promise<Stack> =>
-  startStack({
-    port: Number(process.env.BENCH_PORT ?? 8799),
-    databaseUrl,
-    vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...vars },
-    persistTo,
-    // As deployed: wrangler's inspector copies every subrequest's body to its Node.js process (BENCH_INSPECTOR=1 keeps it).
-    inspector: process.env.BENCH_INSPECTOR === "1",
-    onOutput: (chunk) => appendFileSync(LOG_FILE, chunk),
-    log: (line) => console.error(`[bench] ${line}`),
-  });
+// As deployed: wrangler's inspector copies every subrequest's body to its Node.js process (BENCH_INSPECTOR=1 keeps it).
+const stack: BenchStack = await startBenchStack(
+  "embed-throughput",
+  SWITCH_ON ? {} : embedding,
+  ADMIN_URL,
+  undefined,
+  process.env.BENCH_INSPECTOR === "1",
+);
 const headers = (user: string) => ({
   authorization: `Bearer ${signDevToken(BENCH_SECRET, user)}`,
   "content-type": "application/json",
 });
 
-async function ingest(stack: Stack, user: string, seed: number): Promise<void> {
+async function ingest(user: string, seed: number): Promise<void> {
   const ws = syntheticWorkspace({ anchor: Date.parse("2026-11-30T00:00:00Z"), seed });
   for (let at = 0; at < ITEMS; at += BATCH) {
     const items = [];
@@ -83,28 +68,19 @@ async function ingest(stack: Stack, user: string, seed: number): Promise<void> {
   }
 }
 
-/** Polls the user's workspace until nothing is pending; answers the last status. */
-async function untilIndexed(stack: Stack, user: string, since: number) {
+/** Polls the user's workspace's GET /admin/embeddings until `done` holds for it; answers that status. */
+async function until(user: string, since: number, done: (status: EmbeddingStatus) => boolean) {
   for (;;) {
     const status = await embeddingStatus(stack.url, headers(user));
-    if (status?.pending === 0 && status.indexed > 0) return status;
-    if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error(`still ${status?.pending} pending`);
+    if (status && done(status)) return status;
+    if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error(`still ${JSON.stringify(status)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-
-/** Polls until the model's HNSW index is valid (the backfill builds it once, after its items). */
-async function untilVectorIndex(stack: Stack, since: number): Promise<void> {
-  for (;;) {
-    const status = await embeddingStatus(stack.url, headers("bench-existing"));
-    if (status?.vectorIndex === "ready") return;
-    if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error("the model's index was not built");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const allIndexed = (status: EmbeddingStatus) => status.pending === 0 && status.indexed > 0;
 
 const rate = (ms: number) => Math.round((ITEMS / ms) * 1000);
-const databaseName = new URL(databaseUrl).pathname.slice(1);
+const databaseName = new URL(stack.databaseUrl).pathname.slice(1);
 
 /**
  * CPU seconds of this process (the fake embedder and the Neon stand-in), wrangler's node process, workerd and
@@ -129,28 +105,23 @@ const cpuLine = (cpu: Record<string, number>) =>
         `${group} ${(seconds / ITEMS) * 1000 < 0.05 ? "0" : ((seconds / ITEMS) * 1000).toFixed(2)}`,
     )
     .join(", ");
-let stack: Stack | null = null;
 try {
   let switchOnMs = Number.NaN;
   let switchOnCpu: Record<string, number> = {};
   let vectorIndexMs = Number.NaN;
   if (SWITCH_ON) {
-    stack = await start({});
-    await ingest(stack, "bench-existing", 12);
-    await stack.close();
-    stack = await start(embedding);
+    await ingest("bench-existing", 12);
+    await stack.restart(embedding);
     const t0 = performance.now();
-    const current = stack;
     switchOnCpu = (
       await withCpu(async () => {
-        await untilIndexed(current, "bench-existing", t0);
+        await until("bench-existing", t0, allIndexed);
         switchOnMs = performance.now() - t0;
-        await untilVectorIndex(current, t0);
+        // The backfill builds the model's HNSW index once, after its items.
+        await until("bench-existing", t0, (status) => status.vectorIndex === "ready");
         vectorIndexMs = performance.now() - t0;
       })
     ).cpu;
-  } else {
-    stack = await start(embedding);
   }
 
   let ingestMs = Number.NaN;
@@ -158,12 +129,11 @@ try {
   let ingestCpu: Record<string, number> = {};
   if (INGEST) {
     const t1 = performance.now();
-    const current = stack;
     ingestCpu = (
       await withCpu(async () => {
-        await ingest(current, "bench-new", 13);
+        await ingest("bench-new", 13);
         ingestMs = performance.now() - t1;
-        await untilIndexed(current, "bench-new", t1);
+        await until("bench-new", t1, allIndexed);
         indexMs = performance.now() - t1;
       })
     ).cpu;
@@ -196,9 +166,6 @@ try {
     }),
   );
 } finally {
-  await stack?.close();
+  await stack.close();
   await fake?.close();
-  rmSync(persistTo, { recursive: true, force: true });
-  if (process.env.BENCH_KEEP_DATABASE === "1") console.error(`[bench] kept the database ${databaseUrl}`);
-  else await dropDatabase(ADMIN_URL, databaseUrl);
 }

@@ -27,6 +27,8 @@ export async function startBenchStack(
   adminUrl: string | undefined = process.env.BENCH_DATABASE_URL,
   /** A wrangler configuration other than wrangler.toml. */
   configPath?: string,
+  /** False: the worker without wrangler's inspector (scripts/lib/stack.ts). */
+  inspector?: boolean,
 ): Promise<BenchStack> {
   const reuse = process.env.BENCH_REUSE_DATABASE;
   const databaseUrl = !adminUrl
@@ -48,6 +50,7 @@ export async function startBenchStack(
       vars: { AUTH_JWT_SECRET: BENCH_SECRET, ...settings },
       persistTo,
       configPath,
+      inspector,
       onOutput: (chunk) => appendFileSync(logFile, chunk),
       log: (line) => console.error(`[bench] ${line}`),
     });

@@ -13,6 +13,7 @@ import {
   embedSends,
   type OtherModelsRemoved,
   type SemanticIndexState,
+  type VectorIndexState,
 } from "../domain/item-embedding";
 import type { UpsertOutcome } from "../domain/items";
 import type { Services } from "./services";
@@ -116,6 +117,14 @@ export interface EmbeddingStatus extends Partial<EmbeddingCounts> {
   vectorIndex?: "ready" | "building" | "missing" | null;
 }
 
+/** How a vector index's state reads in the status: an interrupted build is as good as none. */
+const SHOWN_INDEX_STATE = {
+  valid: "ready",
+  building: "building",
+  invalid: "missing",
+  missing: "missing",
+} as const satisfies Record<VectorIndexState, EmbeddingStatus["vectorIndex"]>;
+
 /** The workspace's items, how many are indexed for the configured model and how many wait, and its index. */
 export async function embeddingStatus(
   services: EmbeddingServices,
@@ -129,9 +138,7 @@ export async function embeddingStatus(
     // A model of unknown size: its stored vectors' size, once the first is written.
     services.embeddings.vectorKey(ref),
   ]);
-  const state = key ? await services.embeddings.vectorIndexState(key) : null;
-  const vectorIndex =
-    state === null ? null : state === "valid" ? "ready" : state === "building" ? "building" : "missing";
+  const vectorIndex = key ? SHOWN_INDEX_STATE[await services.embeddings.vectorIndexState(key)] : null;
   const dimensions = ref.dimensions ?? key?.dimensions ?? null;
   return { configured: true, model: embedder.model, dimensions, ...counts, vectorIndex };
 }

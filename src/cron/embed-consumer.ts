@@ -28,6 +28,17 @@ const EMBED_MESSAGE_CONCURRENCY = 4;
 /** Cloudflare Queues delay a retry by at most 12 hours. */
 const RETRY_MAX_SECONDS = 12 * 3600;
 
+/**
+ * What a batch does about the model's index, least first; a message can only raise it: nothing written,
+ * a backfill's bulk items written (the index waits), other items written (built once per isolate), or the
+ * backfill's index message (built now).
+ */
+const INDEX_NEEDS = ["none", "deferred", "checked", "built"] as const;
+
+function needIndex(report: EmbedBatchReport, need: EmbedBatchReport["index"]): void {
+  if (INDEX_NEEDS.indexOf(need) > INDEX_NEEDS.indexOf(report.index)) report.index = need;
+}
+
 const embedMessage = z.union([
   z.object({
     itemIds: z.array(z.string().refine(isUuid, "not an item id")).min(1).max(EMBED_MAX_ITEMS),
@@ -49,8 +60,8 @@ export interface EmbedBatchReport {
   missing: number;
   /** Items a backfill step handed to the queue. */
   enqueued: number;
-  /** Whether the batch saw to the model's index: after items that were not a backfill's, or when told to. */
-  index: "checked" | "built" | "deferred" | "none";
+  /** What the batch does about the model's index (INDEX_NEEDS): after items that were not a backfill's, or when told to. */
+  index: (typeof INDEX_NEEDS)[number];
   retried: number;
   dropped: number;
   malformed: number;
@@ -109,7 +120,7 @@ async function consumeMessage(
   }
   try {
     if ("index" in parsed.data) {
-      if (services.embedder?.model === parsed.data.index.model) report.index = "built";
+      if (services.embedder?.model === parsed.data.index.model) needIndex(report, "built");
       else report.dropped++;
       message.ack();
       return;
@@ -129,9 +140,7 @@ async function consumeMessage(
       return;
     }
     report.written += outcome.written.length;
-    if (outcome.written.length > 0 && report.index !== "built") {
-      report.index = parsed.data.bulk && report.index !== "checked" ? "deferred" : "checked";
-    }
+    if (outcome.written.length > 0) needIndex(report, parsed.data.bulk ? "deferred" : "checked");
     report.skipped += outcome.skipped.length;
     report.missing += outcome.missing.length;
     message.ack();

@@ -104,7 +104,7 @@ export async function keywordStatistics(
   // subquery only in the branch taken. `n` is materialized: inlined, each mention of n.documents counted
   // the viewer's items again (seven counts for three terms, 2.8 s against 0.4 s at 100,000 items under load).
   // A query of one scored term (the others stop words) is ranked the same whatever its df (idf scales every
-  // score alike, and its candidates are bounded either way: keywordRanked): it is estimated, not counted.
+  // score alike, and its candidates are bounded either way: candidateTerms): it is estimated, not counted.
   const scoredTerms = sql.join(
     query.terms.map((term) => sql`(numnode(${tsquery(term)}) > 0)::int`),
     sql` + `,
@@ -153,7 +153,9 @@ export function inverseDocumentFrequency(documents: number, frequency: number): 
 
 /**
  * The terms whose matches are the candidates (see the file's header), as indexes into query.terms; `bounded`
- * when their matches are more than CANDIDATE_BUDGET, `matches` how many they are (df, summed).
+ * when their matches are more than CANDIDATE_BUDGET, or when the query has one scored term (its df may be
+ * an estimate: keywordStatistics; its newest CANDIDATE_BUDGET matches are every one when it has fewer);
+ * `matches` how many they are (df, summed).
  */
 export function candidateTerms(stats: KeywordStats): { terms: number[]; bounded: boolean; matches: number } {
   const usable = stats.frequencies
@@ -167,7 +169,7 @@ export function candidateTerms(stats: KeywordStats): { terms: number[]; bounded:
     terms.push(t.i);
     total += t.df;
   }
-  return { terms, bounded: total > CANDIDATE_BUDGET, matches: total };
+  return { terms, bounded: total > CANDIDATE_BUDGET || usable.length === 1, matches: total };
 }
 
 /**
@@ -201,11 +203,7 @@ export function keywordRanked(
   stats: KeywordStats,
   conditions: (SQL | undefined)[],
 ): SQL {
-  const candidates = candidateTerms(stats);
-  const { terms: chosen, matches } = candidates;
-  // One scored term: its df may be an estimate (keywordStatistics), so its newest CANDIDATE_BUDGET matches
-  // are taken whatever the estimate says; when it has fewer, that is every one of them.
-  const bounded = candidates.bounded || stats.frequencies.filter((df) => df >= 0).length === 1;
+  const { terms: chosen, bounded, matches } = candidateTerms(stats);
   if (chosen.length === 0) {
     return sql`select null::uuid as id, null::timestamptz as occurred_at, 0::float8 as score where false`;
   }
