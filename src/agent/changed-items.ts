@@ -1,5 +1,6 @@
 import type { ItemKind } from "../domain/item-schema";
-import type { ActivityDigest, Item, ItemStore } from "../domain/items";
+import { type ActivityDigest, DIGEST_PEOPLE, type Item, type ItemStore } from "../domain/items";
+import { keyPeopleOf, type PeopleView } from "../domain/people-view";
 import type { RefTable } from "./refs";
 import { TOOL_LIMITS } from "./tools";
 import { defuseTags, truncate } from "./untrusted";
@@ -39,18 +40,23 @@ export interface RefreshChanges {
  * What changed since `since`, with the changed items registered as refs of this run (after the previous
  * memory's, so an updated item keeps the ref the previous memory shows; call it right after
  * preparePrevious): the model reads what changed by ref instead of searching for it. Newest first, as
- * recent_activity lists them.
+ * recent_activity lists them. With the subject's people, the digest's most active people are persons (one
+ * line for a colleague seen by address, chat account and login; never the subject), by the items that
+ * occurred since; without, the store's author and participant strings.
  */
 export async function prepareChanges(
   items: ItemStore,
   subjectKey: string,
   since: Date,
   refs: RefTable,
+  people?: () => Promise<PeopleView>,
 ): Promise<RefreshChanges> {
-  const [digest, recent] = await Promise.all([
+  const [stored, recent, view] = await Promise.all([
     items.digest(subjectKey, since),
     items.recent(subjectKey, { since, limit: CHANGED_ITEM_LIMITS.fetched }),
+    people?.(),
   ]);
+  const digest = view ? { ...stored, topPeople: digestPeople(view, since) } : stored;
   const changed = recent.filter((item) => item.updatedAt >= since);
   const listed = changed.slice(0, CHANGED_ITEM_LIMITS.listed).map((item) => {
     // Only the previous memory's citations are registered before this point.
@@ -59,6 +65,13 @@ export async function prepareChanges(
   });
   const total = count(digest.newByKind) + count(digest.updatedByKind);
   return { digest, items: listed, unlisted: Math.max(0, total - listed.length), changed };
+}
+
+function digestPeople(view: PeopleView, since: Date): ActivityDigest["topPeople"] {
+  return keyPeopleOf(view, { since: since.toISOString(), limit: DIGEST_PEOPLE }).map(({ person, items }) => ({
+    person: person.name,
+    items,
+  }));
 }
 
 function toChangedItem(item: Item, ref: string, since: Date, cited: boolean): ChangedItem {

@@ -124,7 +124,7 @@ async function generate(
     : null;
   // After preparePrevious: the previous memory's items keep their refs in the list of changed items.
   const changes = request.previous
-    ? await prepareChanges(deps.items, subjectKey, request.previous.generatedAt, refs)
+    ? await prepareChanges(deps.items, subjectKey, request.previous.generatedAt, refs, people)
     : null;
   const judgedBefore: JudgedBefore | null = request.previous
     ? {

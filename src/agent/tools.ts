@@ -4,7 +4,13 @@ import { ITEM_KINDS } from "../domain/item-schema";
 import type { Item, ItemLink, ItemStore, ItemSummary } from "../domain/items";
 import { type ContentBlock, INVALID_TOOL_INPUT, type ToolDefinition } from "../domain/llm";
 import type { Person } from "../domain/people/model";
-import { type PeopleView, peopleMatching, personFilter, recentItemsOf } from "../domain/people-view";
+import {
+  keyPeopleOf,
+  type PeopleView,
+  peopleMatching,
+  personFilter,
+  recentItemsOf,
+} from "../domain/people-view";
 import { REF_SHAPE, type RefTable } from "./refs";
 import { truncate, untrusted } from "./untrusted";
 import { TOOL_NAMES } from "./wire-format";
@@ -269,25 +275,13 @@ export function createResearchTools(deps: {
   };
 }
 
-/**
- * The subject's key people from her people view: never herself, nor a shared mailbox or a bot; with `since`,
- * counting only items from then on.
- */
+/** The subject's key people as top_people answers them (domain/people-view.ts keyPeopleOf). */
 function topPeopleOf(view: PeopleView, input: { since?: string; limit: number }) {
   const since = input.since ? new Date(input.since).toISOString() : undefined;
-  const counted = view.people
-    .filter((p) => !p.isSelf && p.kind === "person")
-    .map((p) => ({
-      p,
-      items: since ? p.items.filter((id) => (view.itemTimes.get(id) ?? "") >= since).length : p.items.length,
-    }))
-    .filter((x) => x.items > 0)
-    .sort((x, y) => y.items - x.items) // stable: ties keep the view's order, the more involved overall first
-    .slice(0, input.limit);
-  return counted.map(({ p, items }) => ({
-    id: p.id,
-    person: truncate(p.name, TOOL_LIMITS.nameChars),
-    identifiers: p.identifiers.length,
+  return keyPeopleOf(view, { limit: input.limit, ...(since ? { since } : {}) }).map(({ person, items }) => ({
+    id: person.id,
+    person: truncate(person.name, TOOL_LIMITS.nameChars),
+    identifiers: person.identifiers.length,
     items,
   }));
 }

@@ -1,7 +1,7 @@
 /** The item store's reads other than search. Every query carries the access rule for the viewer. */
 import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { ItemKind } from "../domain/item-schema";
-import type { ActivityDigest, Item, ItemEdge, ItemLink } from "../domain/items";
+import { type ActivityDigest, DIGEST_PEOPLE, type Item, type ItemEdge, type ItemLink } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { localName } from "../domain/workspaces";
 import type { Db } from "./client";
@@ -10,7 +10,6 @@ import { itemLinks, items } from "./schema";
 
 const MAX_LINKS = 200;
 const DIGEST_THREADS = 5;
-const DIGEST_PEOPLE = 10;
 
 export async function getItem(
   db: Db,

@@ -114,6 +114,9 @@ export interface SearchPage {
 }
 
 /** What changed for a subject since a point in time: the cheap context for an incremental refresh. */
+/** People an activity digest names at most. */
+export const DIGEST_PEOPLE = 10;
+
 export interface ActivityDigest {
   since: Date;
   newByKind: Partial<Record<ItemKind, number>>;

@@ -140,6 +140,29 @@ export function recentItemsOf(view: PeopleView, person: Person, limit: number): 
     .slice(0, limit);
 }
 
+/**
+ * The viewer's key people: never the viewer herself, a shared mailbox or a bot; most items first (ties keep
+ * the view's order, the more involved overall first). With `since` (ISO 8601), counting only the items that
+ * occurred from then on, and leaving out those with none.
+ */
+export function keyPeopleOf(
+  view: PeopleView,
+  options: { since?: string; limit: number },
+): { person: Person; items: number }[] {
+  const { since } = options;
+  return view.people
+    .filter((p) => !p.isSelf && p.kind === "person")
+    .map((person) => ({
+      person,
+      items: since
+        ? person.items.filter((id) => (view.itemTimes.get(id) ?? "") >= since).length
+        : person.items.length,
+    }))
+    .filter((x) => x.items > 0)
+    .sort((x, y) => y.items - x.items)
+    .slice(0, options.limit);
+}
+
 /** The identifier keys of `people`, as a search filters by them (SearchQuery.identifiers). */
 export function personFilter(people: Person[]): { identifiers: string[] } {
   return { identifiers: [...new Set(people.flatMap((p) => p.identifiers.map((i) => i.key)))] };

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { RefTable } from "../../src/agent/refs";
 import { withStatementPeople } from "../../src/agent/statement-people";
 import { createResearchTools } from "../../src/agent/tools";
+import type { PreviousMemory } from "../../src/domain/generation";
 import type { SearchQuery } from "../../src/domain/items";
 import type { HardLink, Sighting } from "../../src/domain/people/model";
 import type { PeopleStore } from "../../src/domain/people-store";
@@ -128,6 +129,38 @@ describe("research tools over people", () => {
   });
 });
 
+/**
+ * A PeopleStore answering setup()'s evidence over another harness's item ids (setup made its own world), and
+ * the viewers whose evidence was read.
+ */
+async function peopleStoreFor(ids: { plan: string; standup: string; charter: string }) {
+  const { evidence } = await setup();
+  const byOld = new Map([
+    [evidence.sightings[0]!.itemId, ids.plan],
+    [evidence.sightings[2]!.itemId, ids.standup],
+    [evidence.sightings[6]!.itemId, ids.charter],
+  ]);
+  const read: string[] = [];
+  const people: PeopleStore = {
+    evidence: async (viewer) => {
+      read.push(viewer);
+      return {
+        ...evidence,
+        sightings: evidence.sightings.map((s) => ({ ...s, itemId: byOld.get(s.itemId)! })),
+        hardLinks: evidence.hardLinks.map((l) => ({ ...l, itemId: byOld.get(l.itemId)! })),
+        memberEmail: "alice@acme.test",
+      };
+    },
+    fingerprint: async () => "unchanged",
+    backfill: async () => ({ scanned: 0, derived: 0 }),
+    corrections: async () => [],
+    addCorrection: async () => {},
+    withdrawCorrection: async () => null,
+    setMemberEmail: async () => true,
+  };
+  return { people, read };
+}
+
 describe("statement people", () => {
   it("each statement carries the people its cited items name, those in more of them first, never the subject", async () => {
     const { view, world } = await setup();
@@ -144,31 +177,7 @@ describe("statement people", () => {
 
   it("an accepted run's statements carry the people of their cited items, resolved from the subject's view", async () => {
     const h = await generatorHarness();
-    const { evidence } = await setup();
-    // The same sightings over this harness's item ids (setup made its own world).
-    const ids = new Map([
-      [evidence.sightings[0]!.itemId, h.ids.plan],
-      [evidence.sightings[2]!.itemId, h.ids.standup],
-      [evidence.sightings[6]!.itemId, h.ids.charter],
-    ]);
-    const read: string[] = [];
-    const people: PeopleStore = {
-      evidence: async (viewer) => {
-        read.push(viewer);
-        return {
-          ...evidence,
-          sightings: evidence.sightings.map((s) => ({ ...s, itemId: ids.get(s.itemId)! })),
-          hardLinks: evidence.hardLinks.map((l) => ({ ...l, itemId: ids.get(l.itemId)! })),
-          memberEmail: "alice@acme.test",
-        };
-      },
-      fingerprint: async () => "unchanged",
-      backfill: async () => ({ scanned: 0, derived: 0 }),
-      corrections: async () => [],
-      addCorrection: async () => {},
-      withdrawCorrection: async () => null,
-      setMemberEmail: async () => true,
-    };
+    const { people, read } = await peopleStoreFor(h.ids);
     h.llm.push(
       reply.tools([...RESEARCH_TURN, { name: "top_people", input: { limit: 5 } }]),
       reply.memory(GOOD_MEMORY),
@@ -184,5 +193,33 @@ describe("statement people", () => {
     ]);
     // One read of the subject's people a run, shared by the tools and the statements.
     expect(read).toEqual([h.alice]);
+  });
+});
+
+describe("a refresh's digest", () => {
+  it("names the most active people since the previous memory as persons, each once, never the subject", async () => {
+    const h = await generatorHarness();
+    const { people } = await peopleStoreFor(h.ids);
+    const previous: PreviousMemory = {
+      versionId: crypto.randomUUID(),
+      markdown: "(not used)",
+      generatedAt: new Date("2025-05-01T00:00:00Z"),
+      statements: [
+        { section: "Current projects", text: "Leads the payments migration", itemIds: [h.ids.plan] },
+      ],
+    };
+    h.llm.push(reply.memory(GOOD_MEMORY));
+    h.judge.push(reply.verdict({ accepted: true, reason: "Supported.", unsupported: [] }));
+    await h.run(previous, undefined, { deps: { people } });
+
+    const system = h.llm.calls[0]!.system;
+    const listed = system.slice(system.indexOf("Most active people:")).split("\n").slice(1, 4);
+    // Dana by address (the plan) and by chat account (the standup) is one person of two items; Alice is the
+    // subject, team@ a shared mailbox, and Bob's charter occurred before the previous memory.
+    expect(listed[0]).toBe("- Dana Wu (2 items)");
+    expect(listed[1]).toBe("- Erin Cole (1 items)");
+    expect(listed[2]?.startsWith("- ")).toBe(false);
+    expect(system).not.toContain("dana@acme.test (");
+    expect(system).not.toContain("Alice Smith (");
   });
 });
