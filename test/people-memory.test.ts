@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { emailOf } from "../fixtures/demo/people";
 import { READ_WRITE } from "./support/auth";
-import { demoSubject, firstMemory } from "./support/e2e";
+import { demoSubject, firstMemory, forcedRefresh } from "./support/e2e";
 import { call, item, json, warmUpWorker } from "./support/items";
 import { clearAlarm } from "./support/memory-agent";
 
@@ -69,5 +69,41 @@ describe("statement people", () => {
     // Served from the stored version: a second read answers the same people.
     const again = await json<{ statements: Statement[] }>(await call(s.userId, "GET", "/memory?format=json"));
     expect(again.statements.map((st) => st.people)).toEqual(body.statements.map((st) => st.people));
+  });
+
+  it("a merge and its withdrawal reach the statements' people on the next run", async () => {
+    const s = await demoSubject("ada");
+    used.push(...Object.values(s.userIds));
+    await firstMemory(s.userId);
+    const peopleOf = async () =>
+      (
+        await json<{ statements: Statement[] }>(await call(s.userId, "GET", "/memory?format=json"))
+      ).statements.map((st) => st.people.map((p) => p.id));
+    // The two people the statements name most often.
+    const counts = new Map<string, number>();
+    for (const ids of await peopleOf()) for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const [x, y] = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+    expect(x && y).toBeTruthy();
+
+    const merge = await call(s.userId, "POST", "/people/merge", { body: { a: x, b: y } });
+    expect(merge.status).toBe(201);
+    const { id: correction } = await json<{ id: string }>(merge);
+    const merged = await json<{ id: string }>(await call(s.userId, "GET", `/people/${x}`));
+    await forcedRefresh(s.userId, s.clock);
+    const after = await peopleOf();
+    // Every statement that named either now names the one person they became, once.
+    expect(after.some((ids) => ids.includes(merged.id))).toBe(true);
+    for (const ids of after) {
+      expect(ids.filter((id) => id === x || id === y || id === merged.id).length).toBeLessThanOrEqual(1);
+      if (merged.id !== x) expect(ids).not.toContain(x);
+      if (merged.id !== y) expect(ids).not.toContain(y);
+    }
+
+    const withdraw = await call(s.userId, "DELETE", `/people/corrections/${correction}`);
+    expect(withdraw.status).toBe(200);
+    await forcedRefresh(s.userId, s.clock);
+    const apart = (await peopleOf()).flat();
+    expect(apart).toContain(x);
+    expect(apart).toContain(y);
   });
 });
