@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { signDevToken, signInLink as signInLinkFor } from "../../scripts/lib/token";
 import { endUserIdOf } from "../../src/agent/end-user";
+import { personId } from "../../src/domain/people/model";
 import { type Browser, launchBrowser } from "../support/node/browser";
 import { type DevCommand, fakeLlmControl, startDevCommand } from "../support/node/dev-command";
 
@@ -355,6 +356,172 @@ describe("the console in Chromium", () => {
     await shot(page, "person");
     await page.close();
   });
+
+  it("accepts a suggestion, rejects another, splits an identifier off, and follows a saved id to the person it names now", async () => {
+    // Two people ada's demo never met, each seen as an address and as a chat name that no record ties
+    // (the same full name, no organisation agreeing: score 9, a suggestion). Grace's card ties her address
+    // to her number without a name, so her suggestion pairs her address and her chat name.
+    const grace = {
+      email: "email:grace@navy.example",
+      chat: "handle:chat/grace hopper",
+      phone: "phone:+12025550143",
+    };
+    const margaret = { email: "email:margaret@apollo.example", chat: "handle:chat/margaret hamilton" };
+    const at = "2026-11-20T09:00:00Z";
+    const ingest = await api("/items", {
+      method: "POST",
+      body: JSON.stringify({
+        items: [
+          {
+            source: "gmail",
+            externalId: "console-people-grace-mail",
+            kind: "email",
+            title: "Compiler review",
+            author: "Grace Hopper <grace@navy.example>",
+            body: "Notes from the compiler review.",
+            occurredAt: at,
+          },
+          {
+            source: "contacts",
+            externalId: "console-people-grace-card",
+            kind: "contact",
+            body: "",
+            people: [
+              {
+                role: "contact",
+                email: "grace@navy.example",
+                handles: [{ kind: "phone", value: "+1 202 555 0143" }],
+              },
+            ],
+            occurredAt: at,
+          },
+          {
+            source: "chat",
+            externalId: "console-people-grace-chat",
+            kind: "message",
+            author: "Grace Hopper",
+            body: "The nanosecond wire is on my desk.",
+            occurredAt: at,
+          },
+          {
+            source: "gmail",
+            externalId: "console-people-margaret-mail",
+            kind: "email",
+            title: "Flight software",
+            author: "Margaret Hamilton <margaret@apollo.example>",
+            body: "The priority display works.",
+            occurredAt: at,
+          },
+          {
+            source: "chat",
+            externalId: "console-people-margaret-chat",
+            kind: "message",
+            author: "Margaret Hamilton",
+            body: "Restart protection is in.",
+            occurredAt: at,
+          },
+        ],
+      }),
+    });
+    expect(ingest.status).toBe(200);
+
+    type Side = { identifier: string; person: { id: string; name: string } | null };
+    const suggestions = async () =>
+      ((await (await api("/people/suggestions")).json()) as { suggestions: { a: Side; b: Side }[] })
+        .suggestions;
+    const pair = (s: { a: Side; b: Side }) => [s.a.identifier, s.b.identifier].sort();
+    const before = await suggestions();
+    expect(before.map(pair)).toEqual(
+      expect.arrayContaining([
+        [grace.email, grace.chat],
+        [margaret.email, margaret.chat],
+      ]),
+    );
+    // The ids a client saved before any correction: each side's person then.
+    const savedIds = new Map(before.flatMap((s) => [s.a, s.b]).map((s) => [s.identifier, s.person?.id]));
+    const graceId = savedIds.get(grace.email) ?? "";
+    const chatId = savedIds.get(grace.chat) ?? "";
+    expect(graceId).toBe(personId(grace.email));
+    expect(chatId).toBe(personId(grace.chat));
+
+    type Detail = { id: string; requestedId: string; identifiers: { key: string; link: string }[] };
+    const person = async (id: string) => (await (await api(`/people/${id}`)).json()) as Detail;
+    const keysOf = (p: Detail) => p.identifiers.map((i) => i.key).sort();
+    const linkOf = (p: Detail, key: string) => p.identifiers.find((i) => i.key === key)?.link;
+
+    // Accept: one person, her chat name tied in by the member's word.
+    const page = await signedIn();
+    await page.goto(`${dev.url}/console/people`);
+    // The queue, and what an accept or a reject did, said in it beside the buttons.
+    const queue = page.getByRole("region", { name: "Suggestions" });
+    const queued = (text: string) => queue.locator(".suggestions li", { hasText: text });
+    await poll(() => queued("grace@navy.example").count()).toBe(1);
+    await poll(() => queued("margaret@apollo.example").count()).toBe(1);
+    await shot(page, "people-suggestions");
+    await queued("grace@navy.example").getByRole("button", { name: "Same person" }).click();
+    await poll(() => queue.locator(".notice").allTextContents()).toEqual(["Merged."]);
+    await poll(() => queued("grace@navy.example").count()).toBe(0);
+    expect(await queued("margaret@apollo.example").count()).toBe(1);
+    const merged = await person(graceId);
+    expect(merged.id).toBe(graceId);
+    expect(keysOf(merged)).toEqual([grace.email, grace.chat, grace.phone]);
+    expect(linkOf(merged, grace.chat)).toBe("confirmed");
+    expect((await person(chatId)).id).toBe(graceId);
+    expect((await suggestions()).map(pair)).not.toContainEqual([grace.email, grace.chat]);
+
+    await page.goto(`${dev.url}/console/people?id=${graceId}`);
+    const rows = page.locator("main tbody tr");
+    const row = (key: string) => rows.filter({ has: page.getByRole("cell", { name: key, exact: true }) });
+    await poll(() => rows.count()).toBe(3);
+    expect(await row(grace.chat).locator("td").nth(2).textContent()).toBe("confirmed");
+    expect(await page.locator("main .notice").count()).toBe(0);
+    await shot(page, "person-merged");
+
+    // Reject: gone from the queue, after a reload too, and from the API's; the two stay apart.
+    await page.goto(`${dev.url}/console/people`);
+    await queued("margaret@apollo.example").getByRole("button", { name: "Different people" }).click();
+    await poll(() => queue.locator(".notice").allTextContents()).toEqual(["Kept apart."]);
+    await poll(() => queued("margaret@apollo.example").count()).toBe(0);
+    await page.reload();
+    await page.locator("#suggestions-title").waitFor();
+    expect(await queued("margaret@apollo.example").count()).toBe(0);
+    expect((await suggestions()).map(pair)).not.toContainEqual([margaret.email, margaret.chat]);
+    expect(keysOf(await person(savedIds.get(margaret.email) ?? ""))).toEqual([margaret.email]);
+    expect(keysOf(await person(savedIds.get(margaret.chat) ?? ""))).toEqual([margaret.chat]);
+    await shot(page, "people-rejected");
+
+    // Split: her number leaves her, a person of its own; her address and chat name stay one.
+    await page.goto(`${dev.url}/console/people?id=${graceId}`);
+    await poll(() => rows.count()).toBe(3);
+    await page.getByRole("button", { name: `Split ${grace.phone} off` }).click();
+    await poll(() => rows.count()).toBe(2);
+    expect(await row(grace.phone).count()).toBe(0);
+    expect(keysOf(await person(graceId))).toEqual([grace.email, grace.chat]);
+    const phone = await person(personId(grace.phone));
+    expect(phone.id).toBe(personId(grace.phone));
+    expect(keysOf(phone)).toEqual([grace.phone]);
+    await shot(page, "person-split");
+    await page.goto(`${dev.url}/console/people?id=${personId(grace.phone)}`);
+    await poll(() => rows.count()).toBe(1);
+    expect(await row(grace.phone).locator("td").nth(2).textContent()).toBe("self");
+    expect(await page.locator("main .notice").count()).toBe(0);
+
+    // The id her chat name had before the merge names the person holding it now, and the page says so.
+    await page.goto(`${dev.url}/console/people?id=${chatId}`);
+    await poll(() => rows.count()).toBe(2);
+    expect(await page.locator("h1").textContent()).toBe("Grace Hopper");
+    expect(await row(grace.email).count()).toBe(1);
+    expect(await row(grace.chat).count()).toBe(1);
+    expect(await page.locator("main .notice").allTextContents()).toEqual([
+      "This person was merged or split since; showing who the id belongs to now.",
+    ]);
+    const now = await person(chatId);
+    expect(now).toMatchObject({ id: graceId, requestedId: chatId });
+    await shot(page, "person-moved");
+    expect(pageErrors).toEqual([]);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  }, 120_000);
 
   it("renders an item titled with markup as text: no image, no dialog; only http(s) body links are clickable", async () => {
     const ingest = await api("/items", {

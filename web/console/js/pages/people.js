@@ -16,10 +16,12 @@ export async function renderPeople({ main, params }) {
   const id = params.get("id");
   if (id) return renderPerson(main, id);
   const q = params.get("q") ?? "";
-  const status = el("div", {});
+  const count = el("div", {});
   const list = el("ol", { class: "hits", "aria-label": "People" });
   const more = el("div", {});
   const queue = el("section", { "aria-labelledby": "suggestions-title" });
+  // What an accept or a reject did, shown in the queue beside its buttons.
+  const status = el("div", {});
   const search = el(
     "form",
     { method: "get", action: peoplePage(), class: "filters", "aria-label": "Find people" },
@@ -31,7 +33,7 @@ export async function renderPeople({ main, params }) {
     ),
     el("button", { type: "submit" }, "Find"),
   );
-  replace(main, el("h1", {}, "People"), search, status, list, more, queue);
+  replace(main, el("h1", {}, "People"), search, count, list, more, queue);
 
   /** @param {string | null} cursor */
   async function loadPage(cursor) {
@@ -54,7 +56,7 @@ export async function renderPeople({ main, params }) {
     }
     if (!cursor) {
       replace(
-        status,
+        count,
         notice(
           "info",
           page.people.length === 0
@@ -80,6 +82,7 @@ export async function renderPeople({ main, params }) {
     replace(
       queue,
       el("h2", { id: "suggestions-title" }, "Suggestions"),
+      status,
       suggestions.length === 0
         ? el("p", { class: "muted" }, "Nothing waits for you.")
         : el(
