@@ -518,6 +518,15 @@ describe("the console in Chromium", () => {
     const now = await person(chatId);
     expect(now).toMatchObject({ id: graceId, requestedId: chatId });
     await shot(page, "person-moved");
+
+    // Splitting off the identifier her id comes from keeps the rest on the page, under the id it has now.
+    await page.goto(`${dev.url}/console/people?id=${graceId}`);
+    await poll(() => rows.count()).toBe(2);
+    await page.getByRole("button", { name: `Split ${grace.email} off` }).click();
+    await page.waitForURL(new RegExp(`id=${personId(grace.chat)}$`));
+    await poll(() => rows.count()).toBe(1);
+    expect(await row(grace.chat).count()).toBe(1);
+    expect(keysOf(await person(graceId))).toEqual([grace.email]);
     expect(pageErrors).toEqual([]);
     expect(dialogs).toEqual([]);
     await page.close();

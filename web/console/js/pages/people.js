@@ -208,7 +208,12 @@ async function renderPerson(main, id) {
                         onclick: async () => {
                           try {
                             await request("splitPerson", { body: { identifier: i.key } });
-                            await renderPerson(main, id);
+                            // The rest of the person stays on the page, under its id now (splitting off the
+                            // identifier a person's id comes from gives the rest a new id).
+                            const rest = person.identifiers.find((other) => other.key !== i.key);
+                            const next = (rest && (await personHolding(rest))) ?? id;
+                            history.replaceState(null, "", peoplePage({ id: next }));
+                            await renderPerson(main, next);
                           } catch (error) {
                             replace(
                               status,
@@ -233,4 +238,17 @@ async function renderPerson(main, id) {
       person.recentItems.map((item) => el("li", {}, el("a", { href: itemPage(item) }, item))),
     ),
   );
+}
+
+/**
+ * The id of the person holding `identifier` now.
+ * @param {{ kind: string, value: string }} identifier
+ */
+async function personHolding(identifier) {
+  const page = /** @type {PeoplePage} */ (
+    await answerOf("listPeople", { query: { q: identifier.value, limit: 200 } })
+  );
+  return page.people.find((p) =>
+    p.identifiers.some((i) => i.kind === identifier.kind && i.value === identifier.value),
+  )?.id;
 }
