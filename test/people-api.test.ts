@@ -265,6 +265,27 @@ describe("GET /items?person=", () => {
     expect(unknown.status).toBe(400);
   });
 
+  it("reads a people name that names a person as that person's identifiers, and any other as text", async () => {
+    const ws = newWorkspace("people-names");
+    const written = await ingestIn(ws, "ada", [
+      ...adaItems(),
+      item({ externalId: "longer", author: "Ada Lovelace-Byron <byron@globex.com>", participants: [] }),
+    ]);
+    const idOf = (externalId: string) => written.find((w) => w.externalId === externalId)!.id;
+    const ada = [idOf("mail-1"), idOf("slack-1"), idOf("slack-2")].sort();
+    // "Ada Lovelace" is a person: her items, not every author whose name contains the words.
+    expect(await searchIds(ws, "ada", "people=Ada%20Lovelace")).toEqual(ada);
+    expect(await searchIds(ws, "ada", "people=ada%40acme.com")).toEqual(ada);
+    // A part of a name names no person: the author and participant text, as before people existed.
+    expect(await searchIds(ws, "ada", "people=lovelace")).toEqual(
+      [idOf("mail-1"), idOf("slack-1"), idOf("longer")].sort(),
+    );
+    // Both at once: the person's items and the text's.
+    expect(await searchIds(ws, "ada", "people=Ada%20Lovelace,byron")).toEqual(
+      [...ada, idOf("longer")].sort(),
+    );
+  });
+
   it("scopes a transcript's speaker to its call: the same label in two calls is two people, each finding its own call", async () => {
     const ws = newWorkspace("people-speakers");
     const speaker = () => ({

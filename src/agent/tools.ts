@@ -7,8 +7,8 @@ import type { Person } from "../domain/people/model";
 import {
   keyPeopleOf,
   type PeopleView,
+  peopleFilter,
   peopleMatching,
-  personFilter,
   recentItemsOf,
 } from "../domain/people-view";
 import { REF_SHAPE, type RefTable } from "./refs";
@@ -170,17 +170,23 @@ export function createResearchTools(deps: {
     return entry;
   };
 
+  /** A person and people names through the subject's people (without them, names stay a text match). */
+  const byPeople = async (person: string | undefined, names: string[] | undefined) => {
+    const named = person ? [(await personNamed(person)).person] : [];
+    if (!people || (named.length === 0 && !names?.length)) return undefined;
+    return peopleFilter(await people(), named, names ?? []);
+  };
+
   const handlers: { [K in ToolName]: (input: z.output<(typeof TOOL_SCHEMAS)[K]>) => Promise<unknown> } = {
     search_items: async (input) => {
-      const byPerson = input.person ? personFilter([(await personNamed(input.person)).person]) : undefined;
       const page = await items.search(subjectKey, {
-        ...byPerson,
         q: input.query,
         mode: "hybrid",
         kinds: input.kinds,
         since: input.since ? new Date(input.since) : undefined,
         until: input.until ? new Date(input.until) : undefined,
         people: input.people,
+        ...(await byPeople(input.person, input.people)),
         limit: input.limit,
       });
       return { items: page.items.map((hit) => withSnippet(hit, hit.snippet)) };

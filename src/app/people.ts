@@ -11,9 +11,8 @@ import type { StoredCorrection } from "../domain/people-store";
 import {
   findPerson,
   type PeopleView,
-  peopleMatching,
+  peopleFilter,
   peopleView,
-  personFilter,
   recentItemsOf,
   selfKeysOf,
   subjectNameOf,
@@ -250,24 +249,23 @@ function announceCorrection(
 }
 
 /**
- * The identifier keys of the people a search names: `person` ids (each must be one of the caller's people:
- * bad_request otherwise) and `people` strings that name a person by name or identifier.
+ * The people a search names, through the caller's people (domain/people-view.ts peopleFilter): `person` ids
+ * (each must be one of the caller's people: bad_request otherwise) and `people` names; a name that names
+ * none of them stays a text match.
  */
 export async function searchIdentifiers(
   services: Pick<Services, "people">,
   viewer: { subjectKey: string; email?: string },
   filter: { person?: string[]; people?: string[] },
-): Promise<{ identifiers: string[] } | undefined> {
+): Promise<{ identifiers: string[]; people: string[] } | undefined> {
   if (!filter.person?.length && !filter.people?.length) return undefined;
   const view = await viewOf(services, viewer.subjectKey, viewer.email);
-  const people = new Set<Person>();
-  for (const id of filter.person ?? []) {
+  const people = (filter.person ?? []).map((id) => {
     const person = findPerson(view, id);
     if (!person) throw new AppError("bad_request", `person "${id}" is not one of your people`);
-    people.add(person);
-  }
-  for (const text of filter.people ?? []) for (const person of peopleMatching(view, text)) people.add(person);
-  return personFilter([...people]);
+    return person;
+  });
+  return peopleFilter(view, people, filter.people ?? []);
 }
 
 const CURSOR_PREFIX = "o";

@@ -163,6 +163,26 @@ export function keyPeopleOf(
     .slice(0, options.limit);
 }
 
+/**
+ * A search's people filter through the viewer's people: the identifier keys of `people` and of everyone the
+ * `names` name (a name, an identifier or an id, as peopleMatching reads them), and the names that name none
+ * of the viewer's people, which stay a case-insensitive match on the items' author and participant text.
+ */
+export function peopleFilter(
+  view: PeopleView,
+  people: Person[],
+  names: string[],
+): { identifiers: string[]; people: string[] } {
+  const found = new Set(people);
+  const unmatched: string[] = [];
+  for (const name of names) {
+    const matched = peopleMatching(view, name);
+    if (matched.length === 0) unmatched.push(name);
+    for (const person of matched) found.add(person);
+  }
+  return { ...personFilter([...found]), people: unmatched };
+}
+
 /** The identifier keys of `people`, as a search filters by them (SearchQuery.identifiers). */
 export function personFilter(people: Person[]): { identifiers: string[] } {
   return { identifiers: [...new Set(people.flatMap((p) => p.identifiers.map((i) => i.key)))] };
