@@ -137,7 +137,10 @@ function nameBaseline(sightings: Sighting[]): Map<string, string> {
   return new Map([...parent.keys()].map((k) => [k, find(k)]));
 }
 
-/** resolvePeople on n synthetic identifiers: people with a work address, a chat account and a login. */
+/**
+ * resolvePeople on n synthetic identifiers: people with a work address, a chat account and a login, each
+ * seen once on its own day over two years.
+ */
 function timeAtScale(n: number): void {
   const first = [
     "ada",
@@ -164,9 +167,11 @@ function timeAtScale(n: number): void {
     const email = `email:${given}.${surname}@org${i % 40}.example`;
     const slack = `slack:T0/U${String(i).padStart(8, "0")}`;
     const login = `github:${given}${surname}`;
-    sightings.push({ key: email, name, role: "author", itemId: item });
-    sightings.push({ key: slack, name, role: "author", itemId: `chat-${i}` });
-    sightings.push({ key: login, name: null, role: "author", itemId: `pr-${i}` });
+    // Seen over two years, so activity is compared too: each identifier on its own day.
+    const at = (offset: number) => new Date(Date.UTC(2024, 0, 1 + ((i * 7) % 730) + offset)).toISOString();
+    sightings.push({ key: email, name, role: "author", itemId: item, at: at(0) });
+    sightings.push({ key: slack, name, role: "author", itemId: `chat-${i}`, at: at(1) });
+    sightings.push({ key: login, name: null, role: "author", itemId: `pr-${i}`, at: at(2) });
     if (i % 2 === 0) hardLinks.push({ a: slack, b: email, itemId: `chat-${i}` });
   }
   // Five runs after one warm-up (the machine may be shared): the fastest and the median.

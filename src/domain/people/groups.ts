@@ -15,7 +15,11 @@ export interface IdentifierNode {
   value: string;
   names: Map<string, number>;
   items: Set<string>;
+  /** The oldest and newest `at` over its sightings. */
+  firstSeen: string | undefined;
   lastSeen: string | undefined;
+  /** Seen at least once without a time: its activity is not known. */
+  untimed: boolean;
   bot: boolean;
   link: LinkKind;
   confidence: number;

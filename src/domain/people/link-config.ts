@@ -46,7 +46,24 @@ export interface LinkConfig {
     coOccurrenceCap: number;
     /** Two identifiers of the same kind (two mailboxes, two logins) belong to one person less often. */
     sameKind: number;
+    /**
+     * Activity, the span from a group's first sighting to its last, for two groups each of one kind, the
+     * same: one began as the other ended (a changed address), within `activityToleranceDays` of overlap.
+     */
+    oneAfterTheOther: number;
+    /** Of one kind, the same, and side by side: one span inside the other, or overlapping for longer. */
+    sideBySide: number;
+    /** No kind in common and active in one period (apart by at most `activityToleranceDays`). */
+    samePeriod: number;
+    /** No kind in common and active in periods further apart than that. */
+    apart: number;
   };
+  /**
+   * Days of overlap two same-kind spans may have and still be one after the other (an old address keeps
+   * receiving mail for a while), and days two spans may lie apart and still be one period (an export taken
+   * once beside mail that goes on).
+   */
+  activityToleranceDays: number;
   /** Identifiers per blocking key past which the key is too common to compare on (kept near-linear). */
   maxBlockSize: number;
 }
@@ -71,6 +88,11 @@ export const DEFAULT_LINK_CONFIG: LinkConfig = {
     coOccurrence: 1,
     coOccurrenceCap: 3,
     sameKind: -2,
+    oneAfterTheOther: 1,
+    sideBySide: -2,
+    samePeriod: 0,
+    apart: -1,
   },
+  activityToleranceDays: 90,
   maxBlockSize: 100,
 };

@@ -124,6 +124,8 @@ export function resolvePeople(input: ResolveInput): ResolveResult {
           value: m.value,
           names: [...m.names.keys()],
           ...(team ? { org: team } : {}),
+          ...(m.firstSeen && m.lastSeen ? { firstSeen: m.firstSeen, lastSeen: m.lastSeen } : {}),
+          ...(m.untimed ? { untimed: true } : {}),
         };
       }),
       neighbours.get(root) ?? new Set(),
@@ -182,7 +184,9 @@ function addMemberKeys(nodes: Map<string, Node>, hardLinks: HardLink[], selfKeys
       value: id.value,
       names: new Map(),
       items: new Set(),
+      firstSeen: undefined,
       lastSeen: undefined,
+      untimed: false,
       bot: false,
       link: "self",
       confidence: 1,
@@ -218,7 +222,9 @@ function collectNodes(sightings: Sighting[]): Map<string, Node> {
         value: id.value,
         names: new Map(),
         items: new Set(),
+        firstSeen: undefined,
         lastSeen: undefined,
+        untimed: false,
         bot: isBotKey(s.key),
         link: "self",
         confidence: 1,
@@ -233,7 +239,11 @@ function collectNodes(sightings: Sighting[]): Map<string, Node> {
     }
     node.items.add(s.itemId);
     if (s.bot) node.bot = true;
-    if (s.at && (node.lastSeen === undefined || s.at > node.lastSeen)) node.lastSeen = s.at;
+    if (!s.at) node.untimed = true;
+    else {
+      if (node.firstSeen === undefined || s.at < node.firstSeen) node.firstSeen = s.at;
+      if (node.lastSeen === undefined || s.at > node.lastSeen) node.lastSeen = s.at;
+    }
   }
   return nodes;
 }

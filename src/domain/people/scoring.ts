@@ -16,6 +16,19 @@ export interface ProfileMember {
   names: string[];
   /** The organisation of a chat account, inferred from its workspace's members' addresses. */
   org?: string;
+  /** The oldest and newest time it was seen (ISO 8601); `untimed` when a sighting had no time. */
+  firstSeen?: string;
+  lastSeen?: string;
+  untimed?: boolean;
+}
+
+/** A group's activity: from its first sighting to its last, in milliseconds since the epoch. */
+export interface Activity {
+  from: number;
+  to: number;
+  /** The same two times as the sightings wrote them (ISO 8601), for reasons. */
+  first: string;
+  last: string;
 }
 
 export interface Profile {
@@ -29,6 +42,8 @@ export interface Profile {
   kinds: Set<IdentifierKind>;
   /** Full names of the people it appears beside in items. */
   neighbours: Set<string>;
+  /** Null when a sighting had no time: then activity says nothing. */
+  activity: Activity | null;
   blockingKeys: Set<string>;
 }
 
@@ -105,7 +120,30 @@ export function profileOf(root: string, members: ProfileMember[], neighbours: Se
       blockingKeys.add(`t:${handle}`);
     }
   }
-  return { root, names, handles, orgs, kinds, neighbours, blockingKeys };
+  return { root, names, handles, orgs, kinds, neighbours, activity: activityOf(members), blockingKeys };
+}
+
+/** The span over the members' sightings; null when one was seen without a time, or none with one. */
+function activityOf(members: ProfileMember[]): Activity | null {
+  let first: string | undefined;
+  let last: string | undefined;
+  for (const m of members) {
+    if (m.untimed) return null;
+    if (m.firstSeen === undefined || m.lastSeen === undefined) continue;
+    if (first === undefined || m.firstSeen < first) first = m.firstSeen;
+    if (last === undefined || m.lastSeen > last) last = m.lastSeen;
+  }
+  if (first === undefined || last === undefined) return null;
+  const from = Date.parse(first);
+  const to = Date.parse(last);
+  return Number.isNaN(from) || Number.isNaN(to) || from > to ? null : { from, to, first, last };
+}
+
+/** The days an activity spans, as its times write them: `2026-01-05 to 2026-02-06`, or one day. */
+function daysOf(a: Activity): string {
+  const first = a.first.slice(0, 10);
+  const last = a.last.slice(0, 10);
+  return first === last ? first : `${first} to ${last}`;
 }
 
 /** The profile of two groups joined (bounded like one). */
@@ -118,8 +156,15 @@ export function mergeProfiles(p: Profile, q: Profile): Profile {
     orgs: new Set([...p.orgs, ...q.orgs]),
     kinds: new Set([...p.kinds, ...q.kinds]),
     neighbours: new Set([...p.neighbours, ...q.neighbours]),
+    activity: p.activity && q.activity ? joinActivity(p.activity, q.activity) : null,
     blockingKeys: new Set([...p.blockingKeys, ...q.blockingKeys]),
   };
+}
+
+function joinActivity(x: Activity, y: Activity): Activity {
+  const [from, first] = x.from <= y.from ? [x.from, x.first] : [y.from, y.first];
+  const [to, last] = x.to >= y.to ? [x.to, x.last] : [y.to, y.last];
+  return { from, to, first, last };
 }
 
 interface Feature {
@@ -188,6 +233,35 @@ function spells(handle: string, name: ParsedName): "full" | "initial" | null {
   const forms = handlesOfName(name);
   if (handle === forms[0] || handle === forms[3]) return "full";
   return forms.includes(handle) && handle.length >= 4 ? "initial" : null;
+}
+
+const DAY_MS = 86_400_000;
+const onlyKind = (p: Profile): IdentifierKind | null =>
+  p.kinds.size === 1 ? p.kinds.values().next().value! : null;
+
+/**
+ * How two groups' activity compares, as one feature (or none): two groups each of one kind, the same, one
+ * after the other (a changed address) or side by side; two with no kind in common in one period or apart.
+ * Groups sharing some kinds but not all, and groups whose activity is unknown, show none. The reason's
+ * words only: scorePair adds the spans to the pairs it counts it for.
+ */
+function activityFeature(p: Profile, q: Profile, config: LinkConfig): [number, string] | null {
+  const x = p.activity;
+  const y = q.activity;
+  if (!x || !y) return null;
+  const w = config.weights;
+  const tolerance = config.activityToleranceDays * DAY_MS;
+  // Negative when they lie apart: the gap between them.
+  const overlap = Math.min(x.to, y.to) - Math.max(x.from, y.from);
+  const kind = onlyKind(p);
+  if (kind && kind === onlyKind(q)) {
+    const ordered = (x.from < y.from && x.to < y.to) || (y.from < x.from && y.to < x.to);
+    return ordered && overlap <= tolerance
+      ? [w.oneAfterTheOther, "one after the other"]
+      : [w.sideBySide, "side by side"];
+  }
+  for (const k of p.kinds) if (q.kinds.has(k)) return null;
+  return overlap >= -tolerance ? [w.samePeriod, "in one period"] : [w.apart, "apart"];
 }
 
 function best(features: Feature[]): Feature | null {
@@ -270,6 +344,16 @@ export function scorePair(
   if (shared > 0) {
     score += shared * w.coOccurrence;
     reasons.push(`${shared} people in common`);
+  }
+  // Activity is weak evidence: it never carries a pair to the automatic threshold by itself.
+  const activity = activityFeature(p, q, config);
+  if (activity && activity[0] !== 0) {
+    const carries =
+      activity[0] > 0 && score < config.autoThreshold && score + activity[0] >= config.autoThreshold;
+    if (!carries) {
+      score += activity[0];
+      reasons.push(`active ${activity[1]}: ${daysOf(p.activity!)} / ${daysOf(q.activity!)}`);
+    }
   }
   const cite = nameBest && nameBest.weight > 0 ? nameBest : (handleBest ?? nameBest);
   return { a: cite?.a ?? p.root, b: cite?.b ?? q.root, score, reasons };
