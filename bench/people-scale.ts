@@ -11,7 +11,8 @@
  *    a search that matches nothing (the floor: what the stack costs around any search), GET /people,
  *    GET /people?q=<name>, GET /people/:id and GET /items?person=<id>; p50 / p99 and p99 over the floor's.
  * 3. The first GET /people after a write (a cold view: the resolution runs), timed COLD times.
- * BENCH_KEEP_DATABASE=1 keeps the database; BENCH_REUSE_DATABASE=<its name> times again without seeding.
+ * BENCH_KEEP_DATABASE=1 keeps the database; BENCH_REUSE_DATABASE=<its name> times again without seeding;
+ * BENCH_INSPECTOR=0 runs the worker without wrangler's inspector, as deployed.
  */
 import pg from "pg";
 import { signDevToken } from "../scripts/lib/token";
@@ -29,7 +30,14 @@ const USER = "bench-user";
 const ANCHOR = Date.parse("2026-11-30T00:00:00Z");
 const TEAM = "T0NORTHWND";
 
-const stack = await startBenchStack("people-scale", {}, ADMIN_URL);
+// BENCH_INSPECTOR=0: the worker as deployed, without wrangler's inspector (which copies every subrequest's body).
+const stack = await startBenchStack(
+  "people-scale",
+  {},
+  ADMIN_URL,
+  undefined,
+  process.env.BENCH_INSPECTOR === "0" ? false : undefined,
+);
 const db = new pg.Client({ connectionString: stack.databaseUrl });
 await db.connect();
 const token = signDevToken(BENCH_SECRET, USER);

@@ -270,12 +270,14 @@ function scoredCandidates(profiles: Profile[], config: LinkConfig): Candidate[] 
   const compared = new Set<number>();
   const out: Candidate[] = [];
   const n = profiles.length;
-  for (const members of blocks.values()) {
+  for (const [key, members] of blocks) {
     if (members.length < 2 || members.length > config.maxBlockSize) continue;
     for (let i = 0; i < members.length; i++) {
       for (let j = i + 1; j < members.length; j++) {
         const x = Math.min(members[i]!, members[j]!);
         const y = Math.max(members[i]!, members[j]!);
+        // Two full names sharing a given name: compared on another key they share, if any.
+        if (profiles[x]!.givenOnlyKeys.has(key) && profiles[y]!.givenOnlyKeys.has(key)) continue;
         const id = x * n + y;
         if (compared.has(id)) continue;
         compared.add(id);

@@ -45,6 +45,12 @@ export interface Profile {
   /** Null when a sighting had no time: then activity says nothing. */
   activity: Activity | null;
   blockingKeys: Set<string>;
+  /**
+   * The blocking keys it holds only as a given name of a full name (`t:ada` of "Ada Lovelace"): two groups
+   * whose only shared key is one of these differ in surname (or share a key elsewhere) and never reach a
+   * suggestion, so they are not compared on it.
+   */
+  givenOnlyKeys: Set<string>;
 }
 
 const MAX_NAMES = 20;
@@ -106,21 +112,31 @@ export function profileOf(root: string, members: ProfileMember[], neighbours: Se
   }
   if (names.length === 0 && handles.length === 0) return null;
   const blockingKeys = new Set<string>();
+  const givenOnlyKeys = new Set<string>();
+  const otherKeys = new Set<string>();
   for (const { name } of names) {
-    for (const token of name.tokens) {
-      if (isInitial(token)) continue;
-      for (const canon of canonicalNames(token)) blockingKeys.add(`t:${canon}`);
-    }
+    // Given names of a name whose surname is written out; a one-word name or "Ada L." is matched on its first.
+    const given = name.last && !isInitial(name.last) ? name.tokens.length - 1 : 0;
+    name.tokens.forEach((token, i) => {
+      if (isInitial(token)) return;
+      for (const canon of canonicalNames(token)) (i < given ? givenOnlyKeys : otherKeys).add(`t:${canon}`);
+    });
     for (const h of handlesOfName(name)) blockingKeys.add(`h:${h}`);
     if (!name.last) blockingKeys.add(`h:${name.first}`);
   }
   for (const { handle } of handles) {
     if (handle.length >= 2) {
       blockingKeys.add(`h:${handle}`);
-      blockingKeys.add(`t:${handle}`);
+      otherKeys.add(`t:${handle}`);
     }
   }
-  return { root, names, handles, orgs, kinds, neighbours, activity: activityOf(members), blockingKeys };
+  for (const key of otherKeys) {
+    blockingKeys.add(key);
+    givenOnlyKeys.delete(key);
+  }
+  for (const key of givenOnlyKeys) blockingKeys.add(key);
+  const activity = activityOf(members);
+  return { root, names, handles, orgs, kinds, neighbours, activity, blockingKeys, givenOnlyKeys };
 }
 
 /** The span over the members' sightings; null when one was seen without a time, or none with one. */
@@ -158,6 +174,8 @@ export function mergeProfiles(p: Profile, q: Profile): Profile {
     neighbours: new Set([...p.neighbours, ...q.neighbours]),
     activity: p.activity && q.activity ? joinActivity(p.activity, q.activity) : null,
     blockingKeys: new Set([...p.blockingKeys, ...q.blockingKeys]),
+    // Joined groups are compared whole (scorePair), never through blocks again.
+    givenOnlyKeys: new Set(),
   };
 }
 
