@@ -164,9 +164,10 @@ export function keyPeopleOf(
 }
 
 /**
- * A search's people filter through the viewer's people: the identifier keys of `people` and of everyone the
- * `names` name (a name, an identifier or an id, as peopleMatching reads them), and the names that name none
- * of the viewer's people, which stay a case-insensitive match on the items' author and participant text.
+ * A search's people filter through the viewer's people (SearchQuery.identifiers and .people): the identifier
+ * keys of `people` and of everyone the `names` name (a name, an identifier or an id, as peopleMatching reads
+ * them), and the names that name none of the viewer's people, which stay a case-insensitive match on the
+ * items' author and participant text.
  */
 export function peopleFilter(
   view: PeopleView,
@@ -180,10 +181,6 @@ export function peopleFilter(
     if (matched.length === 0) unmatched.push(name);
     for (const person of matched) found.add(person);
   }
-  return { ...personFilter([...found]), people: unmatched };
-}
-
-/** The identifier keys of `people`, as a search filters by them (SearchQuery.identifiers). */
-export function personFilter(people: Person[]): { identifiers: string[] } {
-  return { identifiers: [...new Set(people.flatMap((p) => p.identifiers.map((i) => i.key)))] };
+  const identifiers = new Set([...found].flatMap((p) => p.identifiers.map((i) => i.key)));
+  return { identifiers: [...identifiers], people: unmatched };
 }
