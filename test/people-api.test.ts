@@ -132,6 +132,9 @@ describe("GET /people", () => {
     expect(people[0]?.id).toBe(ada?.id);
     expect(people.some((p) => keysOf(p).includes("github:ada-codes"))).toBe(true);
     expect(people.find((p) => keysOf(p).includes("email:ben@acme.com"))?.name).toBe("Ben Reed");
+    // Every item's people were read: nothing older was left out.
+    const page = await json<{ complete: boolean }>(await send(ws, "ada", "GET", "/people"));
+    expect(page.complete).toBe(true);
   });
 
   it("filters by a name or an identifier and pages with a cursor", async () => {

@@ -105,6 +105,7 @@ export async function listPeople(
   return {
     people: page.map(personSummary),
     nextCursor: next < matching.length ? encodePeopleCursor(next) : null,
+    complete: !view.truncated,
   };
 }
 

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { MAX_CORRECTIONS_LISTED, PEOPLE_PAGE_LIMIT } from "../app/people";
 import { IDENTIFIER_KINDS } from "../domain/people/model";
+import { MAX_EVIDENCE_SIGHTINGS } from "../domain/people-store";
 import { textProblem } from "../domain/safe-text";
 import { errorBody } from "./answers";
 import { type Answer, operation } from "./operation";
@@ -62,6 +63,11 @@ const personSummary = z.object({
 export const peopleResponse = z.object({
   people: z.array(personSummary),
   nextCursor: z.string().nullable(),
+  complete: z
+    .boolean()
+    .describe(
+      `False when the caller's items hold more than ${MAX_EVIDENCE_SIGHTINGS.toLocaleString("en")} sightings of people: the people are then those of their newest items, and someone seen only in older items is not listed`,
+    ),
 });
 
 export const personResponse = personSummary.extend({

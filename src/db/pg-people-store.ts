@@ -7,7 +7,7 @@
  */
 import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { Sighting } from "../domain/people/model";
-import type { PeopleStore, StoredCorrection } from "../domain/people-store";
+import { MAX_EVIDENCE_SIGHTINGS, type PeopleStore, type StoredCorrection } from "../domain/people-store";
 import { workspaceOf } from "../domain/workspaces";
 import type { Db } from "./client";
 import { scopedKey } from "./item-people-writes";
@@ -16,8 +16,6 @@ import { backfillPeopleBatch } from "./people-backfill";
 import { items, workspaceMembers } from "./schema";
 import { personCorrections } from "./schema-people";
 
-/** Sightings one read loads at most (newest items first); past it the oldest are left out. */
-export const MAX_EVIDENCE_SIGHTINGS = 50_000;
 const MAX_EVIDENCE_LINKS = 20_000;
 const MAX_CORRECTIONS = 5_000;
 
@@ -122,18 +120,26 @@ export type SightingRow = {
   refs: string | null;
 };
 
-/** Back to one Sighting per (item, identifier, name, role), newest items first, at most `limit`. */
-export function decodeSightings(rows: SightingRow[], limit = MAX_EVIDENCE_SIGHTINGS): Sighting[] {
+/**
+ * Back to one Sighting per (item, identifier, name, role), newest items first, at most `limit`; `truncated`
+ * when the statement met more than the limit (part 3), so the oldest were left out.
+ */
+export function decodeSightings(
+  rows: SightingRow[],
+  limit = MAX_EVIDENCE_SIGHTINGS,
+): { sightings: Sighting[]; truncated: boolean } {
   const shapes = new Map<number, { key: string; name: string | null; role: string; bot: boolean }>();
-  const out: Sighting[] = [];
+  const sightings: Sighting[] = [];
+  let met = 0;
   for (const r of rows) {
-    if (Number(r.part) === 1) {
+    const part = Number(r.part);
+    if (part === 1) {
       shapes.set(Number(r.n), { key: r.key!, name: r.name, role: r.role!, bot: Number(r.bot) === 1 });
-    } else if (Number(r.part) === 2) {
+    } else if (part === 2) {
       for (const ref of r.refs!.split(",")) {
-        if (out.length === limit) return out;
+        if (sightings.length === limit) break;
         const shape = shapes.get(Number(ref))!;
-        out.push({
+        sightings.push({
           key: shape.key,
           name: shape.name,
           role: shape.role,
@@ -142,9 +148,11 @@ export function decodeSightings(rows: SightingRow[], limit = MAX_EVIDENCE_SIGHTI
           ...(shape.bot ? { bot: true as const } : {}),
         });
       }
+    } else if (part === 3) {
+      met = Number(r.n);
     }
   }
-  return out;
+  return { sightings, truncated: met > limit };
 }
 
 export function createPgPeopleStore(db: Db): PeopleStore {
@@ -172,13 +180,11 @@ export function createPgPeopleStore(db: Db): PeopleStore {
           .from(workspaceMembers)
           .where(and(eq(workspaceMembers.memberKey, viewerKey), isNull(workspaceMembers.removedAt))),
       ]);
-      const rows = sightings.rows as unknown as SightingRow[];
       return {
-        sightings: decodeSightings(rows),
+        ...decodeSightings(sightings.rows as unknown as SightingRow[]),
         hardLinks: links,
         corrections: corrections.map(toCorrection),
         memberEmail: member[0]?.email ?? null,
-        truncated: rows.some((r) => Number(r.part) === 3 && Number(r.n) > MAX_EVIDENCE_SIGHTINGS),
         fingerprint: digestOf(digest),
       };
     },

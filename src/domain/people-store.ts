@@ -5,6 +5,9 @@
  */
 import type { Correction, HardLink, Sighting } from "./people/model";
 
+/** Sightings a viewer's evidence holds at most (their newest items first); past it the oldest are left out. */
+export const MAX_EVIDENCE_SIGHTINGS = 50_000;
+
 /** A member's correction as stored: who asserted it and when, and when it was withdrawn. */
 export interface StoredCorrection extends Correction {
   /** The author's subject key. */

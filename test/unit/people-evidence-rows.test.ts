@@ -44,7 +44,9 @@ const rows = [
 
 describe("decodeSightings", () => {
   it("gives every item's sightings with the shape's key, name, role and bot, newest items first", () => {
-    expect(decodeSightings(rows)).toEqual([
+    const { sightings, truncated } = decodeSightings(rows);
+    expect(truncated).toBe(false);
+    expect(sightings).toEqual([
       {
         key: "email:ada@acme.example",
         name: "Ada Lovelace",
@@ -77,13 +79,19 @@ describe("decodeSightings", () => {
     ]);
   });
 
-  it("stops at the limit, leaving out the oldest item's last sightings", () => {
-    const three = decodeSightings(rows, 3);
+  it("stops at the limit, leaving out the oldest item's last sightings, and says so", () => {
+    const { sightings: three, truncated } = decodeSightings(rows, 3);
+    expect(truncated).toBe(true);
     expect(three).toHaveLength(3);
     expect(three.map((s) => [s.itemId, s.key])).toEqual([
       ["i-new", "email:ada@acme.example"],
       ["i-new", "slack:T1/U1"],
       ["i-old", "slack:T1/B9"],
     ]);
+  });
+
+  it("is complete when the statement met no more than the limit", () => {
+    expect(decodeSightings(rows, 4).truncated).toBe(false);
+    expect(decodeSightings([...rows.slice(0, -1), count(5)], 4).truncated).toBe(true);
   });
 });

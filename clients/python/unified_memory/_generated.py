@@ -697,6 +697,8 @@ class ListPeopleResponsePeople(TypedDict):
 class ListPeopleResponse(TypedDict):
     people: List[ListPeopleResponsePeople]
     nextCursor: Optional[str]
+    #: False when the caller's items hold more than 50,000 sightings of people: the people are then those of their newest items, and someone seen only in older items is not listed
+    complete: bool
 
 
 class PeopleSuggestionsResponseSuggestionA(TypedDict):

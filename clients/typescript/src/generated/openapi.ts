@@ -5373,6 +5373,8 @@ export interface operations {
                             lastSeen: string | null;
                         }[];
                         nextCursor: string | null;
+                        /** @description False when the caller's items hold more than 50,000 sightings of people: the people are then those of their newest items, and someone seen only in older items is not listed */
+                        complete: boolean;
                     };
                 };
             };

@@ -63,6 +63,12 @@ export async function renderPeople({ main, params }) {
             ? "No people yet."
             : `${page.people.length}${page.nextCursor ? "+" : ""} people`,
         ),
+        page.complete
+          ? null
+          : notice(
+              "info",
+              "Your items name more people than one view reads: these are the people of your newest items.",
+            ),
       );
     }
     replace(
