@@ -62,7 +62,11 @@ try {
   const tFirst = performance.now();
   const first = await get("/people?limit=50");
   const firstMs = Math.round(performance.now() - tFirst);
-  const list = (await first.json()) as { people: { id: string; name: string; items: number }[] };
+  const list = (await first.json()) as {
+    people: { id: string; name: string; items: number }[];
+    complete: boolean;
+  };
+  console.error(`[bench] GET /people: complete ${list.complete}`);
   if (first.status !== 200 || list.people.length === 0) throw new Error(`GET /people: ${first.status}`);
   const person = list.people[Math.min(20, list.people.length - 1)]!;
   const name = encodeURIComponent(person.name.split(" ")[1] ?? person.name);
