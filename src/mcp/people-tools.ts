@@ -56,7 +56,9 @@ export function registerPeopleTools(server: McpServer, context: McpContext): voi
                   (p) =>
                     `${p.id} ${p.name}${p.self ? " (you)" : ""}: ${p.items} items; ${p.identifiers.map((i) => `${i.kind}:${i.value}`).join(", ")}`,
                 )
-                .join("\n") + (page.nextCursor ? `\n(more: cursor ${page.nextCursor})` : "");
+                .join("\n") +
+              (page.nextCursor ? `\n(more: cursor ${page.nextCursor})` : "") +
+              (page.complete ? "" : "\n(the people of your newest items: older items were not read)");
         return toolSuccess(jsonSafe(page), text);
       }),
   );
