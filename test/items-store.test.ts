@@ -178,7 +178,7 @@ describe("ItemStore reads", () => {
     expect(await store.topPeople(newUserId("stranger"), { limit: 10 })).toEqual([]);
   });
 
-  it("digest separates new from updated items by kind, and names the busiest threads and people", async () => {
+  it("digest separates new from updated items by kind and names the busiest threads; topPeople names the changed items' people", async () => {
     const owner = newUserId();
     await store.upsert(owner, [input("old-1"), input("old-2", { kind: "task" })]);
     const existing = await store.recent(owner, { since: new Date(0), limit: 10 });
@@ -201,13 +201,16 @@ describe("ItemStore reads", () => {
       { title: "Lunch", items: 2 },
       { title: "About old-2", items: 1 },
     ]);
-    expect(digest.topPeople[0]).toEqual({ person: "Ana", items: 3 });
-    expect(await store.digest(newUserId("stranger"), since)).toMatchObject({
+    // The people of the changed items, which a refresh names when it has no people view.
+    const changedPeople = await store.topPeople(owner, { changedSince: since, limit: 10 });
+    expect(changedPeople[0]).toEqual({ person: "Ana", items: 3 });
+    const stranger = newUserId("stranger");
+    expect(await store.digest(stranger, since)).toMatchObject({
       newByKind: {},
       updatedByKind: {},
       busiestThreads: [],
-      topPeople: [],
     });
+    expect(await store.topPeople(stranger, { changedSince: since, limit: 10 })).toEqual([]);
   });
 
   it("removeItem: the owner deletes, a sharee leaves, a stranger finds nothing; each names who could see it", async () => {

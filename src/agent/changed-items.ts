@@ -1,5 +1,5 @@
 import type { ItemKind } from "../domain/item-schema";
-import { type ActivityDigest, DIGEST_PEOPLE, type Item, type ItemStore } from "../domain/items";
+import type { ActivityDigest, Item, ItemStore } from "../domain/items";
 import { keyPeopleOf, type PeopleView } from "../domain/people-view";
 import type { RefTable } from "./refs";
 import { TOOL_LIMITS } from "./tools";
@@ -12,6 +12,9 @@ import { TOOL_NAMES, UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "./wire-format";
  * (the store's "recent" also returns items that merely occur after the date, e.g. future events).
  */
 export const CHANGED_ITEM_LIMITS = { listed: 25, fetched: 100 } as const;
+
+/** People a refresh's digest names at most. */
+const DIGEST_PEOPLE = 10;
 
 /** One item created or updated since the previous memory, as the refresh prompt names it. */
 export interface ChangedItem {
@@ -51,12 +54,14 @@ export async function prepareChanges(
   refs: RefTable,
   people?: () => Promise<PeopleView>,
 ): Promise<RefreshChanges> {
-  const [stored, recent, view] = await Promise.all([
+  const [activity, recent, topPeople] = await Promise.all([
     items.digest(subjectKey, since),
     items.recent(subjectKey, { since, limit: CHANGED_ITEM_LIMITS.fetched }),
-    people?.(),
+    people
+      ? people().then((view) => digestPeople(view, since))
+      : items.topPeople(subjectKey, { changedSince: since, limit: DIGEST_PEOPLE }),
   ]);
-  const digest = view ? { ...stored, topPeople: digestPeople(view, since) } : stored;
+  const digest = { ...activity, topPeople };
   const changed = recent.filter((item) => item.updatedAt >= since);
   const listed = changed.slice(0, CHANGED_ITEM_LIMITS.listed).map((item) => {
     // Only the previous memory's citations are registered before this point.

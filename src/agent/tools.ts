@@ -173,7 +173,7 @@ export function createResearchTools(deps: {
   /** A person and people names through the subject's people (without them, names stay a text match). */
   const byPeople = async (person: string | undefined, names: string[] | undefined) => {
     const named = person ? [(await personNamed(person)).person] : [];
-    if (!people || (named.length === 0 && !names?.length)) return undefined;
+    if (!people || (named.length === 0 && !names?.length)) return { people: names };
     return peopleFilter(await people(), named, names ?? []);
   };
 
@@ -185,7 +185,6 @@ export function createResearchTools(deps: {
         kinds: input.kinds,
         since: input.since ? new Date(input.since) : undefined,
         until: input.until ? new Date(input.until) : undefined,
-        people: input.people,
         ...(await byPeople(input.person, input.people)),
         limit: input.limit,
       });

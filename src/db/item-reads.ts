@@ -1,7 +1,7 @@
 /** The item store's reads other than search. Every query carries the access rule for the viewer. */
 import { aliasedTable, and, desc, eq, gte, inArray, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { ItemKind } from "../domain/item-schema";
-import { type ActivityDigest, DIGEST_PEOPLE, type Item, type ItemEdge, type ItemLink } from "../domain/items";
+import type { ActivityDigest, Item, ItemEdge, ItemLink } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { localName } from "../domain/workspaces";
 import type { Db } from "./client";
@@ -113,9 +113,13 @@ export async function topPeople(
 /**
  * What changed since `since`, by ingestion time: new items (created since) and updated ones (created
  * before, changed since) by kind, the busiest threads (metadata.threadId, else the title without
- * "Re:"/"Fwd:" prefixes) and the most involved people among the changed items.
+ * "Re:"/"Fwd:" prefixes).
  */
-export async function digest(db: Db, subjectKey: string, since: Date): Promise<ActivityDigest> {
+export async function digest(
+  db: Db,
+  subjectKey: string,
+  since: Date,
+): Promise<Omit<ActivityDigest, "topPeople">> {
   const changed = and(visibleTo(subjectKey), gte(items.updatedAt, since));
   // Inlined (an ISO string we formatted) so the select and GROUP BY expressions are identical.
   const isNew = sql<boolean>`(${items.createdAt} >= ${sql.raw(`'${since.toISOString()}'`)}::timestamptz)`;
@@ -148,7 +152,6 @@ export async function digest(db: Db, subjectKey: string, since: Date): Promise<A
     newByKind,
     updatedByKind,
     busiestThreads: threads.map((t) => ({ title: t.title, items: Number(t.count) })),
-    topPeople: await topPeople(db, subjectKey, { changedSince: since, limit: DIGEST_PEOPLE }),
   };
 }
 

@@ -114,9 +114,6 @@ export interface SearchPage {
 }
 
 /** What changed for a subject since a point in time: the cheap context for an incremental refresh. */
-/** People an activity digest names at most. */
-export const DIGEST_PEOPLE = 10;
-
 export interface ActivityDigest {
   since: Date;
   newByKind: Partial<Record<ItemKind, number>>;
@@ -147,9 +144,11 @@ export interface ItemStore {
   linked(subjectKey: string, id: string): Promise<ItemLink[]>;
   /** The resolved links with an end among `ids` whose two ends the viewer may see (bounded). */
   edgesOf(subjectKey: string, ids: string[]): Promise<ItemEdge[]>;
+  /** Authors and participants by how many items name them (occurred since `since`, changed since `changedSince`). */
   topPeople(
     subjectKey: string,
-    options: { since?: Date; limit: number },
+    options: { since?: Date; changedSince?: Date; limit: number },
   ): Promise<{ person: string; items: number }[]>;
-  digest(subjectKey: string, since: Date): Promise<ActivityDigest>;
+  /** What changed since `since` but its people, which the refresh takes from the subject's people (agent/changed-items.ts). */
+  digest(subjectKey: string, since: Date): Promise<Omit<ActivityDigest, "topPeople">>;
 }

@@ -26,9 +26,6 @@ export interface ProfileMember {
 export interface Activity {
   from: number;
   to: number;
-  /** The same two times as the sightings wrote them (ISO 8601), for reasons. */
-  first: string;
-  last: string;
 }
 
 export interface Profile {
@@ -141,24 +138,21 @@ export function profileOf(root: string, members: ProfileMember[], neighbours: Se
 
 /** The span over the members' sightings; null when one was seen without a time, or none with one. */
 function activityOf(members: ProfileMember[]): Activity | null {
-  let first: string | undefined;
-  let last: string | undefined;
+  let from = Number.POSITIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
   for (const m of members) {
     if (m.untimed) return null;
     if (m.firstSeen === undefined || m.lastSeen === undefined) continue;
-    if (first === undefined || m.firstSeen < first) first = m.firstSeen;
-    if (last === undefined || m.lastSeen > last) last = m.lastSeen;
+    from = Math.min(from, Date.parse(m.firstSeen));
+    to = Math.max(to, Date.parse(m.lastSeen));
   }
-  if (first === undefined || last === undefined) return null;
-  const from = Date.parse(first);
-  const to = Date.parse(last);
-  return Number.isNaN(from) || Number.isNaN(to) || from > to ? null : { from, to, first, last };
+  return Number.isFinite(from) && Number.isFinite(to) && from <= to ? { from, to } : null;
 }
 
-/** The days an activity spans, as its times write them: `2026-01-05 to 2026-02-06`, or one day. */
+/** The days an activity spans (UTC): `2026-01-05 to 2026-02-06`, or one day. */
 function daysOf(a: Activity): string {
-  const first = a.first.slice(0, 10);
-  const last = a.last.slice(0, 10);
+  const first = new Date(a.from).toISOString().slice(0, 10);
+  const last = new Date(a.to).toISOString().slice(0, 10);
   return first === last ? first : `${first} to ${last}`;
 }
 
@@ -172,17 +166,14 @@ export function mergeProfiles(p: Profile, q: Profile): Profile {
     orgs: new Set([...p.orgs, ...q.orgs]),
     kinds: new Set([...p.kinds, ...q.kinds]),
     neighbours: new Set([...p.neighbours, ...q.neighbours]),
-    activity: p.activity && q.activity ? joinActivity(p.activity, q.activity) : null,
+    activity:
+      p.activity && q.activity
+        ? { from: Math.min(p.activity.from, q.activity.from), to: Math.max(p.activity.to, q.activity.to) }
+        : null,
     blockingKeys: new Set([...p.blockingKeys, ...q.blockingKeys]),
     // Joined groups are compared whole (scorePair), never through blocks again.
     givenOnlyKeys: new Set(),
   };
-}
-
-function joinActivity(x: Activity, y: Activity): Activity {
-  const [from, first] = x.from <= y.from ? [x.from, x.first] : [y.from, y.first];
-  const [to, last] = x.to >= y.to ? [x.to, x.last] : [y.to, y.last];
-  return { from, to, first, last };
 }
 
 interface Feature {

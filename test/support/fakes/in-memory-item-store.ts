@@ -177,25 +177,24 @@ export class InMemoryItemStore implements ItemStore {
       .map((l) => ({ fromId: l.from, toId: l.to, kind: l.kind }));
   }
 
-  async topPeople(subjectKey: string, options: { since?: Date; limit: number }) {
+  async topPeople(subjectKey: string, options: { since?: Date; changedSince?: Date; limit: number }) {
     this.read(subjectKey);
-    return this.countPeople(subjectKey, this.filtered(subjectKey, undefined, options.since)).slice(
-      0,
-      options.limit,
+    const { changedSince } = options;
+    const items = this.filtered(subjectKey, undefined, options.since).filter(
+      (item) => !changedSince || item.updatedAt >= changedSince,
     );
+    return this.countPeople(subjectKey, items).slice(0, options.limit);
   }
 
-  async digest(subjectKey: string, since: Date): Promise<ActivityDigest> {
+  async digest(subjectKey: string, since: Date): Promise<Omit<ActivityDigest, "topPeople">> {
     this.read(subjectKey);
     const newByKind: Partial<Record<ItemKind, number>> = {};
     const updatedByKind: Partial<Record<ItemKind, number>> = {};
     const threads = new Map<string, number>();
-    const changed: Item[] = [];
     for (const item of this.visibleItems(subjectKey)) {
       if (item.createdAt >= since) newByKind[item.kind] = (newByKind[item.kind] ?? 0) + 1;
       else if (item.updatedAt >= since) updatedByKind[item.kind] = (updatedByKind[item.kind] ?? 0) + 1;
       else continue;
-      changed.push(item);
       const thread = (item.title ?? "").replace(/^((re|fwd?):\s*)+/i, "").trim();
       if (thread) threads.set(thread, (threads.get(thread) ?? 0) + 1);
     }
@@ -207,7 +206,6 @@ export class InMemoryItemStore implements ItemStore {
         .map(([title, items]) => ({ title, items }))
         .sort((a, b) => b.items - a.items || a.title.localeCompare(b.title))
         .slice(0, 5),
-      topPeople: this.countPeople(subjectKey, changed).slice(0, 5),
     };
   }
 
