@@ -1,8 +1,7 @@
 /**
  * Search over what a viewer may see. With a query: the keyword channel (keyword-query.ts, against the
- * generated `search` column: title weighted A, author B, body C, ranked by `ts_rank_cd`) and, for hybrid
- * and semantic searches, the vector channel, fused in one statement (rankedSearch below). Without one:
- * newest first. Keyset pagination on (score, occurred_at, id), so pages never skip or repeat rows.
+ * generated `search` column: title weighted A, author B, body C, ranked by BM25) and, for hybrid and
+ * semantic searches, the vector channel (rankedSearch below). Without one: newest first. Keyset pagination on (score, occurred_at, id), so pages never skip or repeat rows.
  *
  * Every query reads the two branches of the access rule (item-rows.ts visibleBranches) separately, newest
  * first and limited, and merges them: the viewer's own items through (owner_id, occurred_at, id), items
@@ -19,24 +18,26 @@ import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
+import { compareFused, type FusedCandidate, fuseChannels } from "../domain/search-fusion";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { storedKeys } from "./item-people-writes";
-import { summaryColumns, toDate, toSummary, visibleBranches } from "./item-rows";
+import { summaryColumns, toDate, toSummary, visibleBranches, visibleTo } from "./item-rows";
 import { isQuestion, type KeywordQuery, keywordQuery } from "./keyword-query";
-import { anyTerm, type KeywordStats, keywordRanked, keywordStatistics } from "./keyword-ranking";
+import { anyTerm, keywordRanked, keywordStatistics } from "./keyword-ranking";
 import { items } from "./schema";
-import { decodeCursor, decodeFusedCursor, encodeCursor, encodeFusedCursor } from "./search-cursor";
+import {
+  decodeCursor,
+  decodeFusedCursor,
+  encodeCursor,
+  encodeFusedCursor,
+  type FusedCursor,
+} from "./search-cursor";
 
 /**
- * Hybrid search: an item's score is its keyword score over the channel's best (1 for the best match, 0 when
- * the keyword channel did not find it) plus VECTOR_WEIGHT times its place between the vector channel's
- * farthest and nearest candidates (1 for the nearest). The keyword channel leads, its BM25 scores being the
- * better calibrated (a strong match stays on top); the vector channel reorders close keyword scores and
- * brings in what keywords miss, above weak keyword matches. An item only the vector channel found must be
- * nearer than every item both channels found: when the words of the query found items, the vector
- * channel's farther neighbours (which contain none of those words) do not fill the page; when they found
- * nothing the vector channel also found, it adds its candidates freely.
+ * Hybrid search's weight of the vector channel (domain/search-fusion.ts). The keyword channel leads, its
+ * BM25 scores being the better calibrated (a strong match stays on top); the vector channel reorders close
+ * keyword scores and brings in what keywords miss, above weak keyword matches.
  */
 export const VECTOR_WEIGHT = 0.25;
 /**
@@ -126,13 +127,14 @@ function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[]
 /**
  * Matches of `q`, best first. The keyword channel (keyword-query.ts, keyword-ranking.ts) ranks every
  * visible match of the query's rarer terms by BM25, with statistics read from the viewer's items first (or
- * carried by the cursor). The vector channel (item-chunks.ts vectorSearchQuery, same access rule and filters) finds the items whose best
- * current chunk is nearest to the query's embedding.
+ * carried by the cursor). The vector channel (item-chunk-search.ts vectorSearchQuery, same access rule and
+ * filters) finds the items whose best current chunk is nearest to the query's embedding.
  *
  * - keyword: ordered by BM25 score, then newest first.
- * - hybrid: the top FUSION_DEPTH of each channel fused by score (see VECTOR_WEIGHT), ties newest first,
- *   then by id.
- * - semantic: the vector channel alone, its top SEMANTIC_DEPTH by distance.
+ * - hybrid: the top FUSION_DEPTH of each channel, read side by side (two statements at once, so the
+ *   search costs the slower channel, not both), fused by score (domain/search-fusion.ts), ties newest
+ *   first, then by id; then the page's items.
+ * - semantic: the vector channel alone, its top SEMANTIC_DEPTH by distance, in one statement.
  * With a vector channel, every page reads the same fixed candidate set: the cursor carries the first page's
  * instant and later pages leave out items written after it.
  */
@@ -146,64 +148,164 @@ async function rankedSearch(
 ): Promise<SearchPage> {
   const { keyword, vector } = channels;
   if (!vector) return keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
-  const kind = keyword ? "kv" : "v";
-  const cursor = cursorText ? decodeFusedCursor(cursorText, kind) : undefined;
-  const conditions = cursor ? [...filters, lte(items.updatedAt, cursor.at)] : filters;
-  const depth = keyword ? FUSION_DEPTH : SEMANTIC_DEPTH;
+  if (!keyword) return semanticSearch(db, subjectKey, vector, filters, limit, cursorText);
+  return hybridSearch(db, subjectKey, { keyword, vector }, channels.vectorWeight, filters, limit, cursorText);
+}
+
+type QueryVector = NonNullable<SearchQuery["embedding"]>;
+
+/** The vector channel's statement: its `depth` nearest visible items passing `conditions`. */
+function vectorChannel(
+  subjectKey: string,
+  vector: QueryVector,
+  depth: number,
+  conditions: (SQL | undefined)[],
+) {
   const key = { model: vector.model, dimensions: vector.vector.length };
-  const vectorOptions = { limit: depth, where: conditions.filter((c): c is SQL => c !== undefined) };
-  const vec = vectorSearchQuery(subjectKey, vector.vector, key, vectorOptions);
-  const stats: KeywordStats | undefined = keyword
-    ? (cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword)))
-    : undefined;
-  const kw =
-    keyword && stats
-      ? sql`select id, score / nullif(max(score) over (), 0) as rel, row_number() over (order by score desc, occurred_at desc, id desc) as r
-        from (${keywordRanked(subjectKey, keyword, stats, conditions)}) k
-        order by score desc, occurred_at desc, id desc limit ${depth}::int`
-      : sql`select null::uuid as id, null::float8 as rel, null::bigint as r where false`;
-  const vectorWeight = keyword ? channels.vectorWeight : 1;
-  const loose = keyword ? anyTerm(keyword.terms) : sql`null::tsquery`;
+  const options = { limit: depth, where: conditions.filter((c): c is SQL => c !== undefined) };
+  return {
+    statement: vectorSearchQuery(subjectKey, vector.vector, key, options),
+    settings: vectorSearchSettings(options),
+  };
+}
+
+/** A fused search's conditions: a later page leaves out what was written after the first page's instant. */
+function fusedConditions(filters: (SQL | undefined)[], cursor: FusedCursor | undefined) {
+  return cursor ? [...filters, lte(items.updatedAt, cursor.at)] : filters;
+}
+
+/**
+ * The vector channel alone: an item's score is its place between the channel's farthest and nearest
+ * candidates (1 for the nearest, as hybrid's vector part), its snippet that of its nearest chunk.
+ */
+async function semanticSearch(
+  db: Db,
+  subjectKey: string,
+  vector: QueryVector,
+  filters: (SQL | undefined)[],
+  limit: number,
+  cursorText: string | undefined,
+): Promise<SearchPage> {
+  const cursor = cursorText ? decodeFusedCursor(cursorText, "v") : undefined;
+  const vec = vectorChannel(subjectKey, vector, SEMANTIC_DEPTH, fusedConditions(filters, cursor));
   const after = cursor
-    ? sql`where (f.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
+    ? sql`where (v.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
     : sql``;
-  const fused = sql`
-    with kw as (${kw}),
-    vec as (
-      select v.item_id as id, v.snippet, v.distance, row_number() over (order by v.distance, v.item_id) as r,
-        coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as rel
-      from (${vec}) v
-    ),
-    fused as (
-      select coalesce(kw.id, vec.id) as id, kw.r as kr, vec.r as vr, vec.snippet as chunk_snippet,
-        coalesce(kw.rel, 0) + ${vectorWeight}::float8 * coalesce(vec.rel, 0) as score
-      from kw full join vec on kw.id = vec.id
-      where kw.id is not null or vec.distance <= coalesce(
-        (select min(b.distance) from vec b join kw k on k.id = b.id),
-        'infinity'::float8)
+  const rows = await runWithDeadline(
+    db,
+    sql`
+    with v as (
+      select v.item_id as id, v.snippet,
+        coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as score
+      from (${vec.statement}) v
     )
-    select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, f.score,
-      case when f.vr is not null and (f.kr is null or f.vr <= f.kr) then f.chunk_snippet
-        else ts_headline('english', ${headlineSource(sql`i.body`, loose)}, ${loose}, ${HEADLINE_OPTIONS}) end as snippet,
+    select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, v.score, v.snippet,
       statement_timestamp() as at
-    from fused f join ${items} i on i.id = f.id
+    from v join ${items} i on i.id = v.id
     ${after}
-    order by f.score desc, i.occurred_at desc, i.id desc
-    limit ${limit + 1}::int`;
-  const rows = await runWithDeadline(db, fused, vectorSearchSettings(vectorOptions));
-  const page = rows.slice(0, limit).map(rankedHit);
-  const last = page.at(-1);
+    order by v.score desc, i.occurred_at desc, i.id desc
+    limit ${limit + 1}::int`,
+    vec.settings,
+  );
   const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
+  return fusedPage(rows.map(rankedHit), limit, at && { channels: "v", at });
+}
+
+/**
+ * Both channels, each statement on its own connection at once (the keyword channel after its statistics,
+ * unless the cursor carries them), fused in domain/search-fusion.ts; then the page's items, under the
+ * access rule again (an item may have been unshared in between), with their snippets.
+ */
+async function hybridSearch(
+  db: Db,
+  subjectKey: string,
+  channels: { keyword: KeywordQuery; vector: QueryVector },
+  vectorWeight: number,
+  filters: (SQL | undefined)[],
+  limit: number,
+  cursorText: string | undefined,
+): Promise<SearchPage> {
+  const { keyword, vector } = channels;
+  const cursor = cursorText ? decodeFusedCursor(cursorText, "kv") : undefined;
+  const conditions = fusedConditions(filters, cursor);
+  const keywordTop = async () => {
+    const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
+    const rows = await runWithDeadline(
+      db,
+      sql`select k.id, k.score, k.occurred_at, statement_timestamp() as at
+        from (${keywordRanked(subjectKey, keyword, stats, conditions)}) k
+        order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
+      [NO_JIT],
+    );
+    return { stats, rows };
+  };
+  const vec = vectorChannel(subjectKey, vector, FUSION_DEPTH, conditions);
+  const vectorTop = () =>
+    runWithDeadline(
+      db,
+      sql`select v.item_id as id, v.distance, v.snippet, i.occurred_at, statement_timestamp() as at
+        from (${vec.statement}) v join ${items} i on i.id = v.item_id
+        order by v.distance, v.item_id`,
+      vec.settings,
+    );
+  const [kw, near] = await Promise.all([keywordTop(), vectorTop()]);
+  const fused = fuseChannels(
+    kw.rows.map((r) => ({
+      id: String(r.id),
+      score: Number(r.score),
+      occurredAt: toDate(r.occurred_at as Date | string),
+    })),
+    near.map((r) => ({
+      id: String(r.id),
+      distance: Number(r.distance),
+      snippet: String(r.snippet),
+      occurredAt: toDate(r.occurred_at as Date | string),
+    })),
+    vectorWeight,
+  );
+  const wanted = (cursor ? fused.filter((f) => compareFused(f, cursor) < 0) : fused).slice(0, limit + 1);
+  const hits = await fusedHits(db, subjectKey, keyword, wanted);
+  const instants = [...kw.rows, ...near].map((r) => toDate(r.at as Date | string).getTime());
+  const at = cursor?.at ?? (instants.length > 0 ? new Date(Math.min(...instants)) : undefined);
+  return fusedPage(hits, limit, at && { channels: "kv", at, stats: kw.stats });
+}
+
+/** The fused candidates' items in the candidates' order, each with its chunk's snippet or a headline. */
+async function fusedHits(
+  db: Db,
+  subjectKey: string,
+  keyword: KeywordQuery,
+  wanted: FusedCandidate[],
+): Promise<SearchHit[]> {
+  if (wanted.length === 0) return [];
+  const loose = anyTerm(keyword.terms);
+  const cut = wanted.filter((f) => f.chunkSnippet === null).map((f) => f.id);
+  const rows = await runWithDeadline(
+    db,
+    sql`select ${items.id} as id, ${items.kind} as kind, ${items.source} as source, ${items.externalId} as external_id,
+      ${items.title} as title, ${items.author} as author, ${items.occurredAt} as occurred_at,
+      case when ${items.id} = any(${sql.param(cut)}::uuid[])
+        then ts_headline('english', ${headlineSource(items.body, loose)}, ${loose}, ${HEADLINE_OPTIONS}) end as snippet
+    from ${items} where ${items.id} = any(${sql.param(wanted.map((f) => f.id))}::uuid[]) and ${visibleTo(subjectKey)}`,
+  );
+  const byId = new Map(rows.map((r) => [String(r.id), r]));
+  return wanted.flatMap((f) => {
+    const row = byId.get(f.id);
+    return row ? [rankedHit({ ...row, score: f.score, snippet: f.chunkSnippet ?? row.snippet })] : [];
+  });
+}
+
+/** A fused search's page of `limit` hits (one more was read to tell whether a next page exists). */
+function fusedPage(
+  hits: SearchHit[],
+  limit: number,
+  next: Pick<FusedCursor, "channels" | "at" | "stats"> | undefined,
+): SearchPage {
+  const page = hits.slice(0, limit);
+  const last = page.at(-1);
   const nextCursor =
-    rows.length > limit && last && at
-      ? encodeFusedCursor({
-          channels: kind,
-          score: last.rank,
-          occurredAt: last.occurredAt,
-          id: last.id,
-          at,
-          stats,
-        })
+    hits.length > limit && last && next
+      ? encodeFusedCursor({ ...next, score: last.rank, occurredAt: last.occurredAt, id: last.id })
       : null;
   return { items: page, nextCursor };
 }

@@ -1,7 +1,7 @@
 /**
  * Which search a query gets, decided once for every caller (GET /items, MCP, the research agent): the
  * requested mode, else hybrid when an embedder is configured, else keyword. Hybrid and semantic searches
- * embed the query (purpose "query") and hand the vector to the store, which fuses the channels in SQL.
+ * embed the query (purpose "query") and hand the vector to the store, which fuses the channels.
  * Without an embedder a semantic search is refused (semantic_search_unavailable); a hybrid search whose
  * query cannot be embedded (the provider is down or limiting) is answered by its keyword channel alone,
  * and a semantic one fails as retryable (embedding_unavailable).
