@@ -277,6 +277,23 @@ describe("GET /items search", () => {
       }
       expect(seen.sort()).toEqual(newest.map((i) => i.externalId).sort());
     }
+    // Within a time window, and within one kind, "memo" is walked newest first in an index's order: the
+    // newest 1,000 matches that pass the filter (the window ends before the newest 400 items).
+    const pages = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = "";
+      for (let n = 0; cursor !== null && n < 20; n++) {
+        const page: Page = await search(user, `${query}&limit=100${cursor ? `&cursor=${cursor}` : ""}`);
+        seen.push(...ids(page));
+        cursor = page.nextCursor;
+      }
+      return seen.sort();
+    };
+    const externalIds = (list: typeof items) => list.map((i) => i.externalId).sort();
+    const windowed = await pages(`q=memo&until=${encodeURIComponent(minute(1000))}`);
+    expect(windowed).toEqual(externalIds(items.slice(0, 1000)));
+    expect(await pages("q=memo&kind=email")).toEqual(externalIds(items.slice(-1000)));
+    expect(await pages("q=memo&kind=note")).toEqual([]);
     // The common person, by address and as a filter of a ranked search: the very items that name her.
     const wren = items.filter((_, i) => byWren(i)).map((i) => i.externalId);
     expect(ids(await search(user, "people=wren%40acme.example&limit=5"))).toEqual(wren.slice(-5).reverse());

@@ -66,6 +66,7 @@ describe("migrations applied to an empty database", () => {
     expect(byName.get("memory_versions_cited_idx")).toMatch(/USING gin \(cited_item_ids\)/);
     expect(byName.get("item_links_pending_idx")).toMatch(/WHERE \(to_item IS NULL\)/);
     expect(byName.get("items_owner_occurred_id_idx")).toMatch(/\(owner_id, occurred_at, id\)/);
+    expect(byName.get("items_owner_kind_occurred_id_idx")).toMatch(/\(owner_id, kind, occurred_at, id\)/);
     expect(byName.get("items_people_trgm_idx")).toMatch(
       /gin \(items_people\(author, participants\) gin_trgm_ops\)/,
     );

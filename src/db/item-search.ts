@@ -83,11 +83,21 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   }
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   const mode = query.mode ?? "keyword";
-  return rankedSearch(db, subjectKey, filters, limit, query.cursor, {
-    keyword: mode === "semantic" ? null : keywordQuery(q),
+  // A time window and one kind keep a newest-first walk in an index's order; people and several kinds do
+  // not (keyword-ranking.ts boundedScan).
+  const ordered = !query.people?.length && !query.identifiers?.length && (query.kinds?.length ?? 0) <= 1;
+  const keyword = mode === "semantic" ? null : keywordQuery(q);
+  return rankedSearch(db, subjectKey, { conditions: filters, ordered }, limit, query.cursor, {
+    keyword,
     vector: mode === "keyword" ? undefined : query.embedding,
     vectorWeight: isQuestion(q) ? QUESTION_VECTOR_WEIGHT : VECTOR_WEIGHT,
   });
+}
+
+/** A search's filters as conditions on items, and whether they keep a newest-first walk in index order. */
+interface Filters {
+  conditions: (SQL | undefined)[];
+  ordered: boolean;
 }
 
 const candidateColumns = { ...summaryColumns, body: items.body };
@@ -141,14 +151,14 @@ function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[]
 async function rankedSearch(
   db: Db,
   subjectKey: string,
-  filters: (SQL | undefined)[],
+  filters: Filters,
   limit: number,
   cursorText: string | undefined,
   channels: { keyword: KeywordQuery | null; vector: SearchQuery["embedding"]; vectorWeight: number },
 ): Promise<SearchPage> {
   const { keyword, vector } = channels;
   if (!vector) return keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
-  if (!keyword) return semanticSearch(db, subjectKey, vector, filters, limit, cursorText);
+  if (!keyword) return semanticSearch(db, subjectKey, vector, filters.conditions, limit, cursorText);
   return hybridSearch(db, subjectKey, { keyword, vector }, channels.vectorWeight, filters, limit, cursorText);
 }
 
@@ -221,19 +231,19 @@ async function hybridSearch(
   subjectKey: string,
   channels: { keyword: KeywordQuery; vector: QueryVector },
   vectorWeight: number,
-  filters: (SQL | undefined)[],
+  filters: Filters,
   limit: number,
   cursorText: string | undefined,
 ): Promise<SearchPage> {
   const { keyword, vector } = channels;
   const cursor = cursorText ? decodeFusedCursor(cursorText, "kv") : undefined;
-  const conditions = fusedConditions(filters, cursor);
+  const conditions = fusedConditions(filters.conditions, cursor);
   const keywordTop = async () => {
     const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
     const rows = await runWithDeadline(
       db,
       sql`select k.id, k.score, k.occurred_at, statement_timestamp() as at
-        from (${keywordRanked(subjectKey, keyword, stats, conditions)}) k
+        from (${keywordRanked(subjectKey, keyword, stats, conditions, filters.ordered)}) k
         order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
       [NO_JIT],
     );
@@ -315,7 +325,7 @@ async function keywordSearch(
   db: Db,
   subjectKey: string,
   keyword: KeywordQuery | null,
-  filters: (SQL | undefined)[],
+  filters: Filters,
   limit: number,
   cursorText: string | undefined,
 ): Promise<SearchPage> {
@@ -331,7 +341,7 @@ async function keywordSearch(
   const rows = await runWithDeadline(
     db,
     sql`
-    with c as (${keywordRanked(subjectKey, keyword, stats, filters)}),
+    with c as (${keywordRanked(subjectKey, keyword, stats, filters.conditions, filters.ordered)}),
     page as (select * from c ${after} order by c.score desc, c.occurred_at desc, c.id desc limit ${limit + 1}::int)
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, c.score,
       ts_headline('english', ${headlineSource(sql`i.body`, loose)}, ${loose}, ${HEADLINE_OPTIONS}) as snippet

@@ -91,6 +91,7 @@ export const items = pgTable(
      * walk it backwards (item-search.ts); items shared with the viewer come from items_shared_with_idx.
      */
     index("items_owner_occurred_id_idx").on(t.ownerId, t.occurredAt, t.id),
+    index("items_owner_kind_occurred_id_idx").on(t.ownerId, t.kind, t.occurredAt, t.id),
     index("items_shared_with_idx").using("gin", t.sharedWith),
     index("items_search_idx").using("gin", t.search),
     index("items_people_pending_idx").on(t.id).where(sql`${t.peoplePending}`),
