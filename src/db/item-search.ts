@@ -204,7 +204,7 @@ async function semanticSearch(
   const rows = await runWithDeadline(
     db,
     sql`
-    with v as (
+    with v as materialized (
       select v.item_id as id, v.snippet,
         coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as score
       from (${vec.statement}) v
