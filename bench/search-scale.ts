@@ -455,33 +455,50 @@ function search(query: string): Promise<Response> {
   });
 }
 
-/** The search statement the worker sends for `query`, captured on the wire, and the settings before it. */
-async function captureStatement(query: string): Promise<{ statement: Statement; settings: string[] }> {
+/**
+ * The statements the worker sends for `query` (a hybrid search sends its channels at once, on two
+ * connections), captured on the wire, each with the settings its transaction set before it.
+ */
+async function captureStatements(query: string): Promise<{ statement: Statement; settings: string[] }[]> {
   tap.startCapture();
   const res = await search(query);
   await res.arrayBuffer();
   const statements = tap.stopCapture();
-  // Newest first is drizzle's select of the item columns; a ranked or fused search names its snippet.
-  const found = statements.find((s) => /^select "id", "kind"|\bas snippet\b/.test(s.query));
-  if (res.status !== 200 || !found) throw new Error(`no search statement for ${query} (${res.status})`);
   // A ranked search's batch sets its transaction's settings first (SET LOCAL: deadline, vector scan, JIT).
-  const settings = statements.filter((s) => /^\s*set local /i.test(s.query)).map((s) => s.query);
-  return { statement: found, settings };
+  const isSetting = (s: Statement) => /^\s*set local /i.test(s.query);
+  const isQuery = (s: Statement) =>
+    /^\s*(with|select|\()/i.test(s.query) && !/__drizzle_migrations/.test(s.query);
+  const found = statements.flatMap((statement, i) => {
+    if (!isQuery(statement)) return [];
+    const before = statements.slice(0, i).filter((s) => s.connection === statement.connection);
+    const lastQuery = before.findLastIndex((s) => !isSetting(s));
+    const settings = before
+      .slice(lastQuery + 1)
+      .filter(isSetting)
+      .map((s) => s.query);
+    return [{ statement, settings }];
+  });
+  if (res.status !== 200 || found.length === 0)
+    throw new Error(`no search statement for ${query} (${res.status})`);
+  return found;
 }
 
 async function explain(title: string, query: string): Promise<string> {
-  const { statement, settings } = await captureStatement(query);
-  const sqlText = statement.query;
-  await db.query("begin");
-  try {
-    for (const setting of settings) await db.query(setting);
-    const { rows } = await db.query(`explain (analyze, buffers) ${sqlText}`, statement.params);
-    const plan = rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
-    const header = `${settings.map((x) => `${x};\n`).join("")}${sqlText}`;
-    return `---- ${title}\n${header}\n-- parameters: ${JSON.stringify(statement.params)}\n${plan}`;
-  } finally {
-    await db.query("rollback");
+  const explained: string[] = [];
+  for (const { statement, settings } of await captureStatements(query)) {
+    const sqlText = statement.query;
+    await db.query("begin");
+    try {
+      for (const setting of settings) await db.query(setting);
+      const { rows } = await db.query(`explain (analyze, buffers) ${sqlText}`, statement.params);
+      const plan = rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
+      const header = `${settings.map((x) => `${x};\n`).join("")}${sqlText}`;
+      explained.push(`---- ${title}\n${header}\n-- parameters: ${JSON.stringify(statement.params)}\n${plan}`);
+    } finally {
+      await db.query("rollback");
+    }
   }
+  return explained.join("\n\n");
 }
 
 /** `count` items of `owner`, straight into the table (other users' data, not what is measured). */

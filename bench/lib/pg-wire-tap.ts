@@ -15,6 +15,8 @@ export interface Statement {
   /** performance.now() when the client sent it, and how long until the server was ready again. */
   at: number;
   durationMs?: number;
+  /** Which client connection sent it (numbered from 1 as they open). */
+  connection?: number;
 }
 
 export interface WireTap {
@@ -34,10 +36,12 @@ export async function startWireTap(targetUrl: string): Promise<WireTap> {
   const target = new URL(targetUrl);
   let executed = 0;
   let captured: Statement[] | null = null;
+  let connections = 0;
   const sockets = new Set<Socket>();
 
   const relay: Server = createServer({ noDelay: true }, (client) => {
     const upstream = connect({ port: Number(target.port || 5432), host: target.hostname, noDelay: true });
+    const connection = ++connections;
     sockets.add(client);
     sockets.add(upstream);
     // One ReadyForQuery per simple query or Sync, i.e. per statement: the oldest waiting one is done.
@@ -48,6 +52,7 @@ export async function startWireTap(targetUrl: string): Promise<WireTap> {
     });
     const reader = new ClientStream(
       (statement) => {
+        statement.connection = connection;
         executed++;
         waiting.push(statement);
         captured?.push(statement);

@@ -18,7 +18,7 @@ import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { ItemKind } from "../domain/item-schema";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
-import { compareFused, type FusedCandidate, fuseChannels } from "../domain/search-fusion";
+import { compareFused, type FusedCandidate, type FusedPosition, fuseChannels } from "../domain/search-fusion";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { storedKeys } from "./item-people-writes";
@@ -217,8 +217,14 @@ async function semanticSearch(
     limit ${limit + 1}::int`,
     vec.settings,
   );
+  const hits = rows.slice(0, limit).map(rankedHit);
+  const last = hits.at(-1);
   const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
-  return fusedPage(rows.map(rankedHit), limit, at && { channels: "v", at });
+  const more = rows.length > limit && last && at;
+  return {
+    items: hits,
+    nextCursor: more ? nextFused({ channels: "v", at }, { ...last, score: last.rank }) : null,
+  };
 }
 
 /**
@@ -273,11 +279,17 @@ async function hybridSearch(
     })),
     vectorWeight,
   );
-  const wanted = (cursor ? fused.filter((f) => compareFused(f, cursor) < 0) : fused).slice(0, limit + 1);
-  const hits = await fusedHits(db, subjectKey, keyword, wanted);
+  const rest = cursor ? fused.filter((f) => compareFused(f, cursor) < 0) : fused;
+  const page = rest.slice(0, limit);
+  const last = page.at(-1);
   const instants = [...kw.rows, ...near].map((r) => toDate(r.at as Date | string).getTime());
   const at = cursor?.at ?? (instants.length > 0 ? new Date(Math.min(...instants)) : undefined);
-  return fusedPage(hits, limit, at && { channels: "kv", at, stats: kw.stats });
+  // The next page starts below this page's last candidate, even one whose item is gone since (fusedHits).
+  const more = rest.length > limit && last && at;
+  return {
+    items: await fusedHits(db, subjectKey, keyword, page),
+    nextCursor: more ? nextFused({ channels: "kv", at, stats: kw.stats }, last) : null,
+  };
 }
 
 /** The fused candidates' items in the candidates' order, each with its chunk's snippet or a headline. */
@@ -305,19 +317,9 @@ async function fusedHits(
   });
 }
 
-/** A fused search's page of `limit` hits (one more was read to tell whether a next page exists). */
-function fusedPage(
-  hits: SearchHit[],
-  limit: number,
-  next: Pick<FusedCursor, "channels" | "at" | "stats"> | undefined,
-): SearchPage {
-  const page = hits.slice(0, limit);
-  const last = page.at(-1);
-  const nextCursor =
-    hits.length > limit && last && next
-      ? encodeFusedCursor({ ...next, score: last.rank, occurredAt: last.occurredAt, id: last.id })
-      : null;
-  return { items: page, nextCursor };
+/** The cursor of the page after the one that ends at `last`. */
+function nextFused(search: Pick<FusedCursor, "channels" | "at" | "stats">, last: FusedPosition): string {
+  return encodeFusedCursor({ ...search, score: last.score, occurredAt: last.occurredAt, id: last.id });
 }
 
 /** Keyword only: every match ranked by BM25 (keyword-ranking.ts), best first, ties newest first. */
