@@ -1,7 +1,8 @@
 /**
  * Search over what a viewer may see. With a query: the keyword channel (keyword-query.ts, against the
  * generated `search` column: title weighted A, author B, body C, ranked by BM25) and, for hybrid and
- * semantic searches, the vector channel (rankedSearch below). Without one: newest first. Keyset pagination on (score, occurred_at, id), so pages never skip or repeat rows.
+ * semantic searches, the vector channel (rankedSearch below). Without one: newest first. Keyset
+ * pagination on (score, occurred_at, id), so pages never skip or repeat rows.
  *
  * Every query reads the two branches of the access rule (item-rows.ts visibleBranches) separately, newest
  * first and limited, and merges them: the viewer's own items through (owner_id, occurred_at, id), items
