@@ -1,0 +1,188 @@
+/**
+ * The searches with a vector channel (item-search.ts rankedSearch decides which runs): semantic, the
+ * vector channel alone in one statement; hybrid, the keyword and vector channels as two statements at once
+ * (each on its own connection, so the search costs about the slower one), fused in the worker
+ * (domain/search-fusion.ts), then the page's items. Both page over one fixed candidate set: the cursor
+ * carries the first page's instant, and later pages leave out items written after it.
+ */
+import { lte, type SQL, sql } from "drizzle-orm";
+import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
+import { compareFused, type FusedCandidate, type FusedPosition, fuseChannels } from "../domain/search-fusion";
+import { type Db, NO_JIT, runWithDeadline } from "./client";
+import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
+import { toDate, visibleTo } from "./item-rows";
+import type { KeywordQuery } from "./keyword-query";
+import { keywordRanked, keywordStatistics } from "./keyword-ranking";
+import { items } from "./schema";
+import { decodeFusedCursor, encodeFusedCursor, type FusedCursor } from "./search-cursor";
+import { headline, rankedHit } from "./search-hits";
+
+/** Hybrid search fuses the top FUSION_DEPTH of each channel. */
+export const FUSION_DEPTH = 50;
+/** Semantic search ranks the vector channel's top SEMANTIC_DEPTH items. */
+export const SEMANTIC_DEPTH = 100;
+
+/** A search's filters as conditions on items, and whether they keep a newest-first walk in index order. */
+export interface SearchFilters {
+  conditions: (SQL | undefined)[];
+  ordered: boolean;
+}
+
+type QueryVector = NonNullable<SearchQuery["embedding"]>;
+
+/** The vector channel's statement: its `depth` nearest visible items passing `conditions`. */
+function vectorChannel(
+  subjectKey: string,
+  vector: QueryVector,
+  depth: number,
+  conditions: (SQL | undefined)[],
+) {
+  const key = { model: vector.model, dimensions: vector.vector.length };
+  const options = { limit: depth, where: conditions.filter((c): c is SQL => c !== undefined) };
+  return {
+    statement: vectorSearchQuery(subjectKey, vector.vector, key, options),
+    settings: vectorSearchSettings(options),
+  };
+}
+
+/** A fused search's conditions: a later page leaves out what was written after the first page's instant. */
+function fusedConditions(filters: (SQL | undefined)[], cursor: FusedCursor | undefined) {
+  return cursor ? [...filters, lte(items.updatedAt, cursor.at)] : filters;
+}
+
+/**
+ * The vector channel alone: an item's score is its place between the channel's farthest and nearest
+ * candidates (1 for the nearest, as hybrid's vector part), its snippet that of its nearest chunk.
+ */
+export async function semanticSearch(
+  db: Db,
+  subjectKey: string,
+  vector: QueryVector,
+  filters: (SQL | undefined)[],
+  limit: number,
+  cursorText: string | undefined,
+): Promise<SearchPage> {
+  const cursor = cursorText ? decodeFusedCursor(cursorText, "v") : undefined;
+  const vec = vectorChannel(subjectKey, vector, SEMANTIC_DEPTH, fusedConditions(filters, cursor));
+  const after = cursor
+    ? sql`where (v.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
+    : sql``;
+  const rows = await runWithDeadline(
+    db,
+    sql`
+    with v as materialized (
+      select v.item_id as id, v.snippet,
+        coalesce((max(v.distance) over () - v.distance) / nullif(max(v.distance) over () - min(v.distance) over (), 0), 1) as score
+      from (${vec.statement}) v
+    )
+    select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, v.score, v.snippet,
+      statement_timestamp() as at
+    from v join ${items} i on i.id = v.id
+    ${after}
+    order by v.score desc, i.occurred_at desc, i.id desc
+    limit ${limit + 1}::int`,
+    vec.settings,
+  );
+  const hits = rows.slice(0, limit).map(rankedHit);
+  const last = hits.at(-1);
+  const at = cursor?.at ?? (rows[0] ? toDate(rows[0].at as Date | string) : undefined);
+  const more = rows.length > limit && last && at;
+  return {
+    items: hits,
+    nextCursor: more ? nextFused({ channels: "v", at }, { ...last, score: last.rank }) : null,
+  };
+}
+
+/**
+ * Both channels, each statement on its own connection at once (the keyword channel after its statistics,
+ * unless the cursor carries them), fused in domain/search-fusion.ts; then the page's items, under the
+ * access rule again (an item may have been unshared in between), with their snippets.
+ */
+export async function hybridSearch(
+  db: Db,
+  subjectKey: string,
+  channels: { keyword: KeywordQuery; vector: QueryVector },
+  vectorWeight: number,
+  filters: SearchFilters,
+  limit: number,
+  cursorText: string | undefined,
+): Promise<SearchPage> {
+  const { keyword, vector } = channels;
+  const cursor = cursorText ? decodeFusedCursor(cursorText, "kv") : undefined;
+  const conditions = fusedConditions(filters.conditions, cursor);
+  const keywordTop = async () => {
+    const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
+    const rows = await runWithDeadline(
+      db,
+      sql`select k.id, k.score, k.occurred_at, statement_timestamp() as at
+        from (${keywordRanked(subjectKey, keyword, stats, conditions, filters.ordered)}) k
+        order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
+      [NO_JIT],
+    );
+    return { stats, rows };
+  };
+  const vec = vectorChannel(subjectKey, vector, FUSION_DEPTH, conditions);
+  const vectorTop = () =>
+    runWithDeadline(
+      db,
+      sql`select v.item_id as id, v.distance, v.snippet, i.occurred_at, statement_timestamp() as at
+        from (${vec.statement}) v join ${items} i on i.id = v.item_id
+        order by v.distance, v.item_id`,
+      vec.settings,
+    );
+  const [kw, near] = await Promise.all([keywordTop(), vectorTop()]);
+  const fused = fuseChannels(
+    kw.rows.map((r) => ({
+      id: String(r.id),
+      score: Number(r.score),
+      occurredAt: toDate(r.occurred_at as Date | string),
+    })),
+    near.map((r) => ({
+      id: String(r.id),
+      distance: Number(r.distance),
+      snippet: String(r.snippet),
+      occurredAt: toDate(r.occurred_at as Date | string),
+    })),
+    vectorWeight,
+  );
+  const rest = cursor ? fused.filter((f) => compareFused(f, cursor) < 0) : fused;
+  const page = rest.slice(0, limit);
+  const last = page.at(-1);
+  const instants = [...kw.rows, ...near].map((r) => toDate(r.at as Date | string).getTime());
+  const at = cursor?.at ?? (instants.length > 0 ? new Date(Math.min(...instants)) : undefined);
+  // The next page starts below this page's last candidate, even one whose item is gone since (fusedHits).
+  const more = rest.length > limit && last && at;
+  return {
+    items: await fusedHits(db, subjectKey, keyword, page),
+    nextCursor: more ? nextFused({ channels: "kv", at, stats: kw.stats }, last) : null,
+  };
+}
+
+/** The fused candidates' items in the candidates' order, each with its chunk's snippet or a headline. */
+async function fusedHits(
+  db: Db,
+  subjectKey: string,
+  keyword: KeywordQuery,
+  wanted: FusedCandidate[],
+): Promise<SearchHit[]> {
+  if (wanted.length === 0) return [];
+  const cut = wanted.filter((f) => f.chunkSnippet === null).map((f) => f.id);
+  const rows = await runWithDeadline(
+    db,
+    sql`select ${items.id} as id, ${items.kind} as kind, ${items.source} as source, ${items.externalId} as external_id,
+      ${items.title} as title, ${items.author} as author, ${items.occurredAt} as occurred_at,
+      case when ${items.id} = any(${sql.param(cut)}::uuid[])
+        then ${headline(items.body, keyword.terms)} end as snippet
+    from ${items} where ${items.id} = any(${sql.param(wanted.map((f) => f.id))}::uuid[]) and ${visibleTo(subjectKey)}`,
+  );
+  const byId = new Map(rows.map((r) => [String(r.id), r]));
+  return wanted.flatMap((f) => {
+    const row = byId.get(f.id);
+    return row ? [rankedHit({ ...row, score: f.score, snippet: f.chunkSnippet ?? row.snippet })] : [];
+  });
+}
+
+/** The cursor of the page after the one that ends at `last`. */
+function nextFused(search: Pick<FusedCursor, "channels" | "at" | "stats">, last: FusedPosition): string {
+  return encodeFusedCursor({ ...search, score: last.score, occurredAt: last.occurredAt, id: last.id });
+}
