@@ -130,6 +130,54 @@ export function keywordQuery(q: string): KeywordQuery | null {
   return { terms: unique, excluded: [...new Set(excluded)] };
 }
 
+/**
+ * A term's alternatives (its " | " parts, a parenthesised OR opened) in two to_tsquery texts: the plain
+ * words, each one lexeme, and the rest (hyphenated words, phrases), which to_tsquery turns into phrases of
+ * lexemes; null for an empty side. "(pipeline | pipe-line | pipelinelist)" is words "pipeline |
+ * pipelinelist", others "pipe-line".
+ */
+export function termAlternatives(term: string): { words: string | null; others: string | null } {
+  const words: string[] = [];
+  const others: string[] = [];
+  for (const alternative of orParts(term)) (PLAIN_WORD.test(alternative) ? words : others).push(alternative);
+  const join = (parts: string[]) => (parts.length > 0 ? parts.join(" | ") : null);
+  return { words: join(words), others: join(others) };
+}
+
+const PLAIN_WORD = /^[\p{L}\p{N}]+$/u;
+
+/** The " | " parts of a to_tsquery text at its top level, each parenthesised OR opened in turn. */
+function orParts(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "(") depth++;
+    else if (text[i] === ")") depth--;
+    else if (depth === 0 && text.startsWith(" | ", i)) {
+      parts.push(text.slice(start, i));
+      start = i + 3;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts.flatMap((part) => {
+    const inner = enclosed(part);
+    return inner !== null && orParts(inner).length > 1 ? orParts(inner) : [part];
+  });
+}
+
+/** The text inside `part`'s parentheses when one pair encloses all of it, else null. */
+function enclosed(part: string): string | null {
+  if (!part.startsWith("(") || !part.endsWith(")")) return null;
+  let depth = 0;
+  for (let i = 0; i < part.length - 1; i++) {
+    if (part[i] === "(") depth++;
+    else if (part[i] === ")") depth--;
+    if (depth === 0) return null;
+  }
+  return part.slice(1, -1);
+}
+
 function tokenize(q: string): Token[] {
   const tokens: Token[] = [];
   let negateNext = false;
