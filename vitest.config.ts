@@ -29,6 +29,7 @@ const ENGINE_DEPENDENT = [
   "test/items-access.test.ts", // the access rule, in SQL
   "test/items-search.test.ts", // full-text search and its ranking
   "test/term-frequency.test.ts", // ts_rank_cd of a term split by its phrases
+  "test/keyword-statistics.test.ts", // N and df counted in SQL over what the viewer may see
   "test/search-modes.test.ts", // the keyword channel's variants (tsquery)
   "test/item-chunks.test.ts", // chunk writes, HNSW indexes, vector search plans
   "test/vector-retrieval.test.ts", // pgvector end to end

@@ -26,7 +26,7 @@
  * than that, or the query has one scored term, the newest CANDIDATE_BUDGET items matching it are ranked: the
  * cost stays bounded.
  */
-import { and, type SQL, sql } from "drizzle-orm";
+import { and, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { visibleBranches } from "./item-rows";
 import { type KeywordQuery, termAlternatives } from "./keyword-query";
@@ -92,13 +92,17 @@ export async function keywordStatistics(
   const sharedItems = sql`(select * from ${items} where ${shared} offset 0) ${items}`;
   const newest = sql`order by ${items.occurredAt} desc, ${items.id} desc limit ${STATS_SAMPLE}::int`;
   const sampleColumns = sql`${items.occurredAt} as occurred_at, ${items.id} as id, ${items.search} as search, ${itemLength} as dl`;
-  const capped = (where: SQL) => sql`(select count(*) from (
-      (select 1 from ${items} where ${and(owned, where)} limit ${DF_EXACT_CAP}::int)
-      union all
-      (select 1 from ${sharedItems} where ${where} limit ${DF_EXACT_CAP}::int)) m)`;
-  const sampled = query.terms.map(
-    (term, i) => sql`, count(*) filter (where search @@ ${tsquery(term)}) as sampled_${sql.raw(String(i))}`,
-  );
+  // A term's matches among the viewer's own items, up to DF_EXACT_CAP, and among the items shared with
+  // them, counted for every term in one pass (shared_df, read only when a count runs).
+  const capped = (term: string, i: number) => sql`((select count(*) from (
+      select 1 from ${items} where ${and(owned, sql`${items.search} @@ ${tsquery(term)}`)} limit ${DF_EXACT_CAP}::int) m)
+      + (select shared_df.df_${sql.raw(String(i))} from shared_df))`;
+  // Each term's count reads an item's tsvector as readOnce copied it.
+  const countEach = (prefix: string) =>
+    query.terms.map(
+      (term, i) =>
+        sql`, count(*) filter (where t.search @@ ${tsquery(term)}) as ${sql.raw(`${prefix}_${i}`)}`,
+    );
   // A sample of every item is exact. Otherwise the capped count runs only when the sample neither found the
   // term SAMPLED_ENOUGH times nor estimates it past COMMON_ESTIMATE (null: estimated); CASE evaluates its
   // subquery only in the branch taken. `n` is materialized: inlined, each mention of n.documents counted
@@ -116,7 +120,7 @@ export async function keywordStatistics(
         when s.sampled_${n} >= ${SAMPLED_ENOUGH}::int
           or n.documents * s.sampled_${n} >= ${COMMON_ESTIMATE}::int * s.sample_size
           or ${scoredTerms} = 1 then null
-        else ${capped(sql`${items.search} @@ ${tsquery(term)}`)} end as df_${n}`;
+        else ${capped(term, i)} end as df_${n}`;
   });
   const result = await db.execute(sql`
     with sample as materialized (
@@ -126,7 +130,10 @@ export async function keywordStatistics(
         (select ${sampleColumns} from ${sharedItems} ${newest})
       ) u order by occurred_at desc, id desc limit ${STATS_SAMPLE}::int
     ),
-    s as (select count(*) as sample_size, avg(dl) as average_length ${sql.join(sampled, sql``)} from sample),
+    s as (select count(*) as sample_size, avg(t.dl) as average_length ${sql.join(countEach("sampled"), sql``)}
+      from (select dl, ${readOnce(sql`search`)} as search from sample offset 0) t),
+    shared_df as materialized (select 1 ${sql.join(countEach("df"), sql``)}
+      from (select ${readOnce(items.search)} as search from ${sharedItems} offset 0) t),
     n as materialized (select (select count(*) from ${items} where ${owned}) + (select count(*) from ${sharedItems}) as documents)
     select n.documents, s.sample_size, s.average_length ${sql.join(perTerm, sql``)} from s, n`);
   const row = (result.rows[0] ?? {}) as Record<string, unknown>;
@@ -248,7 +255,7 @@ export function keywordRanked(
  * fetches it from TOAST again (about 4 µs each). setweight with no lexemes to reweigh is a plain copy.
  * Evaluate it in a fenced subquery (OFFSET 0), or the planner puts it back into every use.
  */
-function readOnce(search: SQL): SQL {
+function readOnce(search: SQLWrapper): SQL {
   return sql`setweight(${search}, 'A', '{}'::text[])`;
 }
 

@@ -1,0 +1,50 @@
+/**
+ * The keyword channel's statistics (keyword-ranking.ts keywordStatistics) past the sample: a term the
+ * viewer's newest items barely hold is counted, among their own items and among those shared with them,
+ * and never among items they cannot see.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config/config";
+import { createDb } from "../src/db/client";
+import { keywordQuery } from "../src/db/keyword-query";
+import { keywordStatistics, STATS_SAMPLE } from "../src/db/keyword-ranking";
+import { newUserId } from "./support/auth";
+import { ingest, item, warmUpWorker } from "./support/items";
+import { registerMembers } from "./support/workspaces";
+
+describe("keyword statistics", () => {
+  it("counts a rare term over the viewer's own and shared items, outside the sample, and no one else's", async () => {
+    await warmUpWorker();
+    const [viewer, colleague, stranger] = [newUserId(), newUserId(), newUserId()];
+    await registerMembers(viewer, colleague);
+    const day = (n: number) => new Date(Date.UTC(2025, 0, 1 + n)).toISOString();
+    // The viewer's newest STATS_SAMPLE items hold neither "zephyr" nor "quorum"; older ones hold them.
+    const own = Array.from({ length: STATS_SAMPLE + 20 }, (_, i) =>
+      item({
+        externalId: `v-${i}`,
+        body: i < 4 ? "The zephyr quorum met." : i < 6 ? "A quorum." : `Routine note ${i}.`,
+        occurredAt: day(i),
+      }),
+    );
+    for (let at = 0; at < own.length; at += 500) await ingest(viewer, own.slice(at, at + 500));
+    const old = (prefix: string, n: number, sharedWith?: string[]) =>
+      Array.from({ length: n }, (_, i) =>
+        item({
+          externalId: `${prefix}-${i}`,
+          body: "zephyr notes",
+          occurredAt: day(-10 - i),
+          ...(sharedWith ? { sharedWith } : {}),
+        }),
+      );
+    await ingest(colleague, old("shared", 3, [viewer]));
+    await ingest(colleague, old("unshared", 7));
+    await ingest(stranger, old("elsewhere", 9, [stranger]));
+
+    const db = createDb(parseConfig(env));
+    const stats = await keywordStatistics(db, viewer, keywordQuery("zephyr quorum")!);
+    expect(stats.documents).toBe(own.length + 3);
+    // zephyr: four of the viewer's items and three shared with them; quorum: six of the viewer's.
+    expect(stats.frequencies).toEqual([7, 6]);
+  });
+});
