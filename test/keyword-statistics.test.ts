@@ -1,7 +1,8 @@
 /**
  * The keyword channel's statistics (keyword-ranking.ts keywordStatistics) past the sample: a term the
  * viewer's newest items barely hold is counted, among their own items and among those shared with them,
- * and never among items they cannot see.
+ * and never among items they cannot see; N, the owner's count kept by triggers (drizzle/0025), follows
+ * every write.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import { createDb } from "../src/db/client";
 import { keywordQuery } from "../src/db/keyword-query";
 import { keywordStatistics, STATS_SAMPLE } from "../src/db/keyword-ranking";
 import { newUserId } from "./support/auth";
-import { ingest, item, warmUpWorker } from "./support/items";
+import { call, ingest, item, warmUpWorker } from "./support/items";
 import { registerMembers } from "./support/workspaces";
 
 describe("keyword statistics", () => {
@@ -46,5 +47,17 @@ describe("keyword statistics", () => {
     expect(stats.documents).toBe(own.length + 3);
     // zephyr: four of the viewer's items and three shared with them; quorum: six of the viewer's.
     expect(stats.frequencies).toEqual([7, 6]);
+
+    // N follows every write at once: an item written again is the same item, a new one counts, a deleted one
+    // is gone.
+    const documents = async () =>
+      (await keywordStatistics(db, viewer, keywordQuery("zephyr quorum")!)).documents;
+    const [again] = await ingest(viewer, [{ ...own[0]!, body: "The zephyr quorum met again." }]);
+    expect(again!.status).toBe("updated");
+    expect(await documents()).toBe(own.length + 3);
+    await ingest(viewer, [item({ externalId: "v-extra", body: "One more." })]);
+    expect(await documents()).toBe(own.length + 4);
+    expect((await call(viewer, "DELETE", `/items/${again!.id}`)).status).toBe(204);
+    expect(await documents()).toBe(own.length + 3);
   });
 });

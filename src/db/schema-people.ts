@@ -25,8 +25,9 @@ export const personCorrections = pgTable(
 /**
  * A version per owner of their items, bumped by triggers on every statement that writes or deletes any of
  * them (drizzle/0020): a people read compares the viewer's with the version its kept view was resolved at.
- * Spread over 16 slots by transaction, the version being their sum, so one owner's concurrent writes rarely
- * wait on one row.
+ * The same triggers keep the owner's item count (drizzle/0025: +rows on insert, -rows on delete), which
+ * keyword ranking reads as its N. Spread over 16 slots by transaction, the version and the count being
+ * their sums, so one owner's concurrent writes rarely wait on one row.
  */
 export const itemVersions = pgTable(
   "item_versions",
@@ -34,6 +35,7 @@ export const itemVersions = pgTable(
     ownerId: text("owner_id").notNull(),
     slot: smallint("slot").notNull(),
     version: bigint("version", { mode: "number" }).notNull().default(0),
+    items: bigint("items", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ name: "item_versions_pk", columns: [t.ownerId, t.slot] })],
 );
