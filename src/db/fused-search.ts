@@ -6,7 +6,7 @@
  * carries the first page's instant, and later pages leave out items written after it.
  */
 import { lte, type SQL, sql } from "drizzle-orm";
-import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
+import type { QueryEmbedding, SearchHit, SearchPage } from "../domain/items";
 import { compareFused, type FusedCandidate, type FusedPosition, fuseChannels } from "../domain/search-fusion";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
@@ -28,12 +28,10 @@ export interface SearchFilters {
   ordered: boolean;
 }
 
-type QueryVector = NonNullable<SearchQuery["embedding"]>;
-
 /** The vector channel's statement: its `depth` nearest visible items passing `conditions`. */
 function vectorChannel(
   subjectKey: string,
-  vector: QueryVector,
+  vector: QueryEmbedding,
   depth: number,
   conditions: (SQL | undefined)[],
 ) {
@@ -57,7 +55,7 @@ function fusedConditions(filters: (SQL | undefined)[], cursor: FusedCursor | und
 export async function semanticSearch(
   db: Db,
   subjectKey: string,
-  vector: QueryVector,
+  vector: QueryEmbedding,
   filters: (SQL | undefined)[],
   limit: number,
   cursorText: string | undefined,
@@ -95,18 +93,20 @@ export async function semanticSearch(
 
 /**
  * Both channels, each statement on its own connection at once (the keyword channel after its statistics,
- * unless the cursor carries them), fused in domain/search-fusion.ts; then the page's items, under the
- * access rule again (an item may have been unshared in between), with their snippets.
+ * unless the cursor carries them, and from the start; the vector channel once the query's embedding has
+ * come), fused in domain/search-fusion.ts; then the page's items, under the access rule again (an item may
+ * have been unshared in between), with their snippets. Null when the query could not be embedded: the
+ * caller answers with the keyword channel alone.
  */
 export async function hybridSearch(
   db: Db,
   subjectKey: string,
-  channels: { keyword: KeywordQuery; vector: QueryVector },
+  channels: { keyword: KeywordQuery; vector: Promise<QueryEmbedding | undefined> },
   vectorWeight: number,
   filters: SearchFilters,
   limit: number,
   cursorText: string | undefined,
-): Promise<SearchPage> {
+): Promise<SearchPage | null> {
   const { keyword, vector } = channels;
   const cursor = cursorText ? decodeFusedCursor(cursorText, "kv") : undefined;
   const conditions = fusedConditions(filters.conditions, cursor);
@@ -121,16 +121,18 @@ export async function hybridSearch(
     );
     return { stats, rows };
   };
-  const vec = vectorChannel(subjectKey, vector, FUSION_DEPTH, conditions);
-  const vectorTop = () =>
-    runWithDeadline(
+  const vectorTop = (embedding: QueryEmbedding) => {
+    const vec = vectorChannel(subjectKey, embedding, FUSION_DEPTH, conditions);
+    return runWithDeadline(
       db,
       sql`select v.item_id as id, v.distance, v.snippet, i.occurred_at, statement_timestamp() as at
         from (${vec.statement}) v join ${items} i on i.id = v.item_id
         order by v.distance, v.item_id`,
       vec.settings,
     );
-  const [kw, near] = await Promise.all([keywordTop(), vectorTop()]);
+  };
+  const [kw, near] = await Promise.all([keywordTop(), vector.then((v) => (v ? vectorTop(v) : null))]);
+  if (!near) return null;
   const fused = fuseChannels(
     kw.rows.map((r) => ({
       id: String(r.id),

@@ -114,6 +114,7 @@ function visibleRows(db: Db, subjectKey: string, conditions: (SQL | undefined)[]
  *
  * - keyword: ordered by BM25 score, then newest first (keywordSearch below).
  * - hybrid: both channels side by side, fused by score; semantic: the vector channel alone (fused-search.ts).
+ *   A query that could not be embedded (the embedding resolves to undefined) is answered by keyword.
  */
 async function rankedSearch(
   db: Db,
@@ -124,9 +125,19 @@ async function rankedSearch(
   channels: { keyword: KeywordQuery | null; vector: SearchQuery["embedding"]; vectorWeight: number },
 ): Promise<SearchPage> {
   const { keyword, vector } = channels;
-  if (!vector) return keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
-  if (!keyword) return semanticSearch(db, subjectKey, vector, filters.conditions, limit, cursorText);
-  return hybridSearch(db, subjectKey, { keyword, vector }, channels.vectorWeight, filters, limit, cursorText);
+  const keywordOnly = () => keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
+  if (!vector) return keywordOnly();
+  if (!keyword) {
+    const embedding = await vector;
+    return embedding
+      ? semanticSearch(db, subjectKey, embedding, filters.conditions, limit, cursorText)
+      : keywordOnly();
+  }
+  const fused = { keyword, vector };
+  return (
+    (await hybridSearch(db, subjectKey, fused, channels.vectorWeight, filters, limit, cursorText)) ??
+    keywordOnly()
+  );
 }
 
 /** Keyword only: every match ranked by BM25 (keyword-ranking.ts), best first, ties newest first. */

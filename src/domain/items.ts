@@ -87,8 +87,12 @@ export interface SearchQuery {
   q?: string;
   /** Absent: hybrid when an embedder is configured, else keyword (domain/search-modes.ts decides). */
   mode?: SearchMode;
-  /** Set for hybrid and semantic searches by withQueryEmbeddings; the store's vector channel needs it. */
-  embedding?: QueryEmbedding;
+  /**
+   * Set for hybrid and semantic searches by withQueryEmbeddings, still on its way: the store's vector channel
+   * waits for it while the keyword channel, which needs none, runs. Undefined when a hybrid search's query
+   * could not be embedded (it is then answered by the keyword channel alone); a semantic search's fails.
+   */
+  embedding?: Promise<QueryEmbedding | undefined>;
   kinds?: ItemKind[];
   since?: Date;
   until?: Date;

@@ -1,7 +1,8 @@
 /**
  * Which search a query gets, decided once for every caller (GET /items, MCP, the research agent): the
  * requested mode, else hybrid when an embedder is configured, else keyword. Hybrid and semantic searches
- * embed the query (purpose "query") and hand the vector to the store, which fuses the channels.
+ * embed the query (purpose "query") and hand the store the vector still on its way, so the keyword channel
+ * runs during the embedder's round trip; the store fuses the channels.
  * Without an embedder a semantic search is refused (semantic_search_unavailable); a hybrid search whose
  * query cannot be embedded (the provider is down or limiting) is answered by its keyword channel alone,
  * and a semantic one fails as retryable (embedding_unavailable).
@@ -42,16 +43,19 @@ async function resolveSearch(
   }
   const q = query.q?.trim();
   if (mode === "keyword" || !embedder || !q) return { ...query, mode, embedding: undefined };
-  try {
-    const [vector] = await embedder.embed([q], "query");
-    return { ...query, mode, embedding: { model: embedder.model, vector: vector! } };
-  } catch (error) {
-    if (!(error instanceof EmbeddingError)) throw error;
-    onEmbeddingFailed(error);
-    if (mode === "hybrid") return { ...query, mode, embedding: undefined };
-    throw new AppError("embedding_unavailable", "The embedding model is not answering; try again shortly", {
-      retryable: true,
-      retryAfterSeconds: error.retryAfterSeconds ?? 5,
-    });
-  }
+  const embedding = embedder.embed([q], "query").then(
+    ([vector]) => ({ model: embedder.model, vector: vector! }),
+    (error: unknown) => {
+      if (!(error instanceof EmbeddingError)) throw error;
+      onEmbeddingFailed(error);
+      if (mode === "hybrid") return undefined;
+      throw new AppError("embedding_unavailable", "The embedding model is not answering; try again shortly", {
+        retryable: true,
+        retryAfterSeconds: error.retryAfterSeconds ?? 5,
+      });
+    },
+  );
+  // The store awaits it; a search that fails before it does leaves no unhandled rejection behind.
+  embedding.catch(() => {});
+  return { ...query, mode, embedding };
 }

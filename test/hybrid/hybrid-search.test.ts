@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { VECTOR_WEIGHT } from "../../src/db/item-search";
 import { newUserId } from "../support/auth";
+import { fakeLlm } from "../support/fake-llm-control";
 import { call, ingest, item, json, warmUpWorker } from "../support/items";
 import { registerMembers } from "../support/workspaces";
 import { chunkCount, externalIds, MODES, type Page, search, untilIndexed } from "./support";
@@ -149,6 +150,31 @@ describe("hybrid search with an embedder configured", () => {
       const other = mode === "hybrid" ? "semantic" : "hybrid";
       const res = await call(user, "GET", `/items?q=budget&mode=${other}&cursor=${first.nextCursor}`);
       expect(res.status).toBe(400);
+    }
+  });
+
+  it("answers a hybrid search by its keyword channel when the query cannot be embedded; a semantic one is a 503", async () => {
+    const user = newUserId("hy");
+    await ingest(user, [
+      item({ externalId: "k1", body: "Zanzibar shipment delayed at the port." }),
+      item({ externalId: "k2", body: "The Zanzibar shipment arrived; Zanzibar invoices follow." }),
+    ]);
+    // The embedder refuses every embedding of this query (the SDK's retries included), not the items' (capitalised).
+    const fault = await fakeLlm().fault(
+      "zanzibar shipment",
+      { kind: "server_error" },
+      { role: "embedding", times: 20 },
+    );
+    try {
+      const keyword = await search(user, "q=zanzibar%20shipment&mode=keyword");
+      expect(keyword.items.length).toBe(2);
+      expect(await search(user, "q=zanzibar%20shipment")).toEqual(keyword);
+      const semantic = await call(user, "GET", "/items?q=zanzibar%20shipment&mode=semantic");
+      expect(semantic.status).toBe(503);
+      expect((await json<{ error: { code: string } }>(semantic)).error.code).toBe("embedding_unavailable");
+      expect((await fault.state()).hits).toBeGreaterThan(0);
+    } finally {
+      await fault.remove();
     }
   });
 
