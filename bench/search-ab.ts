@@ -6,7 +6,8 @@
  *   npm run bench:search-ab
  * First compares the two builds' first page of each query (written to bench/results/search-ab-answers.json).
  * Prints, per query, each build's median and p90 (ms) and the ratio of the medians (B / A). The fake
- * embedder serves both stacks, so hybrid and semantic queries work too.
+ * embedder serves both stacks, so hybrid and semantic queries work too; EMBED_DELAY_MS=<ms> makes it take
+ * that long over every embedding, as a hosted model's round trip does.
  */
 import { writeFileSync } from "node:fs";
 import { ROOT } from "../scripts/lib/dev-secret";
@@ -24,6 +25,16 @@ const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const ANSWERS_FILE = `${ROOT}bench/results/search-ab-answers.json`;
 
 const fake = await startFakeLlm();
+const embedDelayMs = Number(process.env.EMBED_DELAY_MS ?? 0);
+if (embedDelayMs > 0) {
+  const fault = { match: "", role: "embedding", fault: { kind: "slow", delayMs: embedDelayMs }, times: 1e9 };
+  const res = await fetch(`${fake.url}/__control/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(fault),
+  });
+  if (!res.ok) throw new Error(`the fake embedder's delay: ${res.status} ${await res.text()}`);
+}
 const vars = {
   EMBEDDING_MODEL: "openai:fake-embedding",
   EMBEDDING_BASE_URL: `${fake.url}/openai/v1`,
