@@ -27,7 +27,13 @@ const ANSWERS_FILE = `${ROOT}bench/results/search-ab-answers.json`;
 const fake = await startFakeLlm();
 const embedDelayMs = Number(process.env.EMBED_DELAY_MS ?? 0);
 if (embedDelayMs > 0) {
-  const fault = { match: "", role: "embedding", fault: { kind: "slow", delayMs: embedDelayMs }, times: 1e9 };
+  // Every embedding request names the model.
+  const fault = {
+    match: "fake-embedding",
+    role: "embedding",
+    fault: { kind: "slow", delayMs: embedDelayMs },
+    times: 1e9,
+  };
   const res = await fetch(`${fake.url}/__control/faults`, {
     method: "POST",
     headers: { "content-type": "application/json" },
