@@ -13,10 +13,12 @@
  * - N and df(t): counted over the items the viewer may see (their own and those shared with them or their
  *   teams), never anyone else's, so the order of a result says nothing about items the viewer cannot see.
  *   They are read at query time through the access rule's two indexes, so they are current after every
- *   ingest, delete, share, unshare or change of team. df is counted exactly up to DF_EXACT_CAP; a term more
- *   common than that is estimated from its share of the sample (its idf is small either way). A term the
- *   sample already measures (SAMPLED_ENOUGH) or puts past COMMON_ESTIMATE, and the only scored term of a
- *   query (whose df changes every score alike, never the order), is estimated without counting:
+ *   ingest, delete, share, unshare or change of team; the viewer's own item count is the one kept by the
+ *   triggers on items (item_versions, drizzle/0025), committed with the writes and read in the search's
+ *   snapshot, instead of counting the owner's items each time. df is counted exactly up to DF_EXACT_CAP; a
+ *   term more common than that is estimated from its share of the sample (its idf is small either way). A
+ *   term the sample already measures (SAMPLED_ENOUGH) or puts past COMMON_ESTIMATE, and the only scored
+ *   term of a query (whose df changes every score alike, never the order), is estimated without counting:
  *   counting tests matches one by one, reading each item's tsvector (100-300 ms at 100,000 items for a
  *   common word or a phrase). When the sample holds every visible item, its counts are exact.
  *
