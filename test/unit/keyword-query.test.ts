@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isQuestion, keywordQuery, MAX_QUERY_WORDS } from "../../src/db/keyword-query";
+import { isQuestion, keywordQuery, MAX_QUERY_WORDS, termAlternatives } from "../../src/db/keyword-query";
 
 describe("the keyword channel's query", () => {
   it("gives a hyphenated word its joined form and its parts in a row", () => {
@@ -78,5 +78,27 @@ describe("isQuestion", () => {
     expect(isQuestion("ledger cut-over Saturday")).toBe(false);
     expect(isQuestion("whoever signed the lease")).toBe(false);
     expect(isQuestion("")).toBe(false);
+  });
+});
+
+describe("termAlternatives", () => {
+  it("splits a term's alternatives into its plain words and the rest, opening nested ORs", () => {
+    expect(termAlternatives("(cut-over | cutover | cut <-> over)")).toEqual({
+      words: "cutover",
+      others: "cut-over | cut <-> over",
+    });
+    expect(termAlternatives("pipeline")).toEqual({ words: "pipeline", others: null });
+    expect(termAlternatives("(weekly <-> pipeline)")).toEqual({
+      words: null,
+      others: "(weekly <-> pipeline)",
+    });
+    // OR in capitals joins two terms into one: "(a | a-b) | (x <-> y)".
+    const [joined] = keywordQuery('kestrel OR "cut over"')!.terms;
+    expect(joined).toBe("(kestrel | kes-trel | kest-rel) | (cut <-> over)");
+    expect(termAlternatives(joined!)).toEqual({
+      words: "kestrel",
+      others: "kes-trel | kest-rel | (cut <-> over)",
+    });
+    expect(termAlternatives("3.5")).toEqual({ words: null, others: "3.5" });
   });
 });
