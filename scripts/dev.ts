@@ -46,7 +46,14 @@ function settingsFromArgs(): Record<string, string> {
 async function main() {
   const vars: Record<string, string> = {};
   if (flags.has("--fake-llm")) {
-    const fake = await startFakeLlm();
+    // Any free port but the worker's: a free PORT (a test picks one) can be the one the system hands out.
+    // A second server started while the first holds that port gets another.
+    let fake = await startFakeLlm();
+    if (new URL(fake.url).port === String(port)) {
+      const taken = fake;
+      fake = await startFakeLlm();
+      await taken.close();
+    }
     closers.push(fake.close);
     console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
     console.log(
