@@ -14,7 +14,7 @@ import { toDate, visibleTo } from "./item-rows";
 import type { KeywordQuery } from "./keyword-query";
 import { keywordRanked, keywordStatistics } from "./keyword-ranking";
 import { items } from "./schema";
-import { decodeFusedCursor, encodeFusedCursor, type FusedCursor } from "./search-cursor";
+import { decodeFusedCursor, encodeFusedCursor, type FusedCursor, rankedAfter } from "./search-cursor";
 import { headline, rankedHit } from "./search-hits";
 
 /** Hybrid search fuses the top FUSION_DEPTH of each channel. */
@@ -62,9 +62,7 @@ export async function semanticSearch(
 ): Promise<SearchPage> {
   const cursor = cursorText ? decodeFusedCursor(cursorText, "v") : undefined;
   const vec = vectorChannel(subjectKey, vector, SEMANTIC_DEPTH, fusedConditions(filters, cursor));
-  const after = cursor
-    ? sql`where (v.score, i.occurred_at, i.id) < (${cursor.score}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
-    : sql``;
+  const after = rankedAfter(sql`(v.score, i.occurred_at, i.id)`, cursor);
   const rows = await runWithDeadline(
     db,
     sql`

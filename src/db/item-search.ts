@@ -25,7 +25,7 @@ import { summaryColumns, toSummary, visibleBranches } from "./item-rows";
 import { isQuestion, type KeywordQuery, keywordQuery } from "./keyword-query";
 import { keywordRanked, keywordStatistics } from "./keyword-ranking";
 import { items } from "./schema";
-import { decodeCursor, encodeCursor } from "./search-cursor";
+import { decodeCursor, encodeCursor, rankedAfter } from "./search-cursor";
 import { boundSnippet, headline, rankedHit, SNIPPET_CHARS } from "./search-hits";
 
 /**
@@ -152,9 +152,10 @@ async function keywordSearch(
   const cursor = cursorText ? decodeCursor(cursorText, true) : undefined;
   if (!keyword) return { items: [], nextCursor: null };
   const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
-  const after = cursor
-    ? sql`where (c.score, c.occurred_at, c.id) < (${cursor.rank}::float8, ${cursor.occurredAt.toISOString()}::timestamptz, ${cursor.id}::uuid)`
-    : sql``;
+  const after = rankedAfter(
+    sql`(c.score, c.occurred_at, c.id)`,
+    cursor && { ...cursor, score: cursor.rank ?? 0 },
+  );
   // The page is cut from the candidates' own columns before the items are read for their columns and
   // snippets: ordered by the items' columns, every candidate (up to CANDIDATE_BUDGET) was read by primary key.
   const rows = await runWithDeadline(

@@ -162,7 +162,8 @@ function orParts(text: string): string[] {
   parts.push(text.slice(start));
   return parts.flatMap((part) => {
     const inner = enclosed(part);
-    return inner !== null && orParts(inner).length > 1 ? orParts(inner) : [part];
+    const opened = inner === null ? [] : orParts(inner);
+    return opened.length > 1 ? opened : [part];
   });
 }
 

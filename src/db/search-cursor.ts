@@ -1,4 +1,5 @@
 /** Opaque keyset cursors for search pages: base64url of the last row's sort key. */
+import { type SQL, sql } from "drizzle-orm";
 import { AppError } from "../domain/errors";
 import { isStorableInstant } from "../domain/instants";
 import { isUuid } from "../domain/memory";
@@ -12,6 +13,19 @@ export interface SearchCursor {
   id: string;
   /** Ranked searches: the statistics the first page ranked with; later pages rank with the same. */
   stats?: KeywordStats;
+}
+
+/**
+ * A ranked page's `where`: the rows whose (score, occurred_at, id), given as `row`, sort after the last
+ * page's `position` (best first, ties newest first); nothing on a first page.
+ */
+export function rankedAfter(
+  row: SQL,
+  position: { score: number; occurredAt: Date; id: string } | undefined,
+): SQL {
+  if (!position) return sql``;
+  const { score, occurredAt, id } = position;
+  return sql`where ${row} < (${score}::float8, ${occurredAt.toISOString()}::timestamptz, ${id}::uuid)`;
 }
 
 export function encodeCursor(cursor: SearchCursor): string {
