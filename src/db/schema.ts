@@ -76,7 +76,8 @@ export const items = pgTable(
     peopleKeys: text("people_keys").array().notNull().default(sql`'{}'::text[]`),
     /**
      * Full-text index of title, author and the body's first 200,000 characters: a tsvector holds at most
-     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning.
+     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning. Kept in the row
+     * (STORAGE MAIN, drizzle/0026): a search reads the tsvectors of its candidates and of a phrase's rechecks.
      */
     search: tsvector("search")
       .notNull()
@@ -89,6 +90,8 @@ export const items = pgTable(
     /**
      * A viewer's own items newest first: newest-first listings and the recent candidates of a ranked search
      * walk it backwards (item-search.ts); items shared with the viewer come from items_shared_with_idx.
+     * Both owner indexes also carry content_hash (INCLUDE, drizzle/0026, which drizzle's builder cannot
+     * say): the vector channel reads the visible items' current hashes from them (item-chunk-search.ts).
      */
     index("items_owner_occurred_id_idx").on(t.ownerId, t.occurredAt, t.id),
     index("items_owner_kind_occurred_id_idx").on(t.ownerId, t.kind, t.occurredAt, t.id),
