@@ -76,8 +76,7 @@ export const items = pgTable(
     peopleKeys: text("people_keys").array().notNull().default(sql`'{}'::text[]`),
     /**
      * Full-text index of title, author and the body's first 200,000 characters: a tsvector holds at most
-     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning. Kept in the row
-     * (STORAGE MAIN, drizzle/0026): a search reads the tsvectors of its candidates and of a phrase's rechecks.
+     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning.
      */
     search: tsvector("search")
       .notNull()
