@@ -389,6 +389,13 @@ describe("searchByVector", () => {
       );
       await ingest(w.ada, [input("mine", { body: "ada's note, rewritten" })]);
       expect((await search(w.ada, [1, 0, 0], w.key)).map((h) => h.itemId)).toEqual([w.task.id]);
+      // The same when the current hashes come from the owner's indexes: a time window, one kind.
+      const window = { since: new Date("2026-05-01T00:00:00Z"), until: new Date("2026-05-02T00:00:00Z") };
+      expect((await search(w.ada, [1, 0, 0], w.key, window)).map((h) => h.itemId)).toEqual([w.task.id]);
+      expect(await search(w.ada, [1, 0, 0], w.key, { kinds: ["note"] })).toEqual([]);
+      expect((await search(w.ada, [1, 0, 0], w.key, { kinds: ["task"] })).map((h) => h.itemId)).toEqual([
+        w.task.id,
+      ]);
     });
 
     it("stops showing an item to a sharee from the moment it is unshared", async () => {

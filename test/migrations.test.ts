@@ -65,8 +65,12 @@ describe("migrations applied to an empty database", () => {
     expect(byName.get("items_owner_source_external_key")).toMatch(/UNIQUE/);
     expect(byName.get("memory_versions_cited_idx")).toMatch(/USING gin \(cited_item_ids\)/);
     expect(byName.get("item_links_pending_idx")).toMatch(/WHERE \(to_item IS NULL\)/);
-    expect(byName.get("items_owner_occurred_id_idx")).toMatch(/\(owner_id, occurred_at, id\)/);
-    expect(byName.get("items_owner_kind_occurred_id_idx")).toMatch(/\(owner_id, kind, occurred_at, id\)/);
+    expect(byName.get("items_owner_occurred_id_idx")).toMatch(
+      /\(owner_id, occurred_at, id\) INCLUDE \(content_hash\)/,
+    );
+    expect(byName.get("items_owner_kind_occurred_id_idx")).toMatch(
+      /\(owner_id, kind, occurred_at, id\) INCLUDE \(content_hash\)/,
+    );
     expect(byName.get("items_people_trgm_idx")).toMatch(
       /gin \(items_people\(author, participants\) gin_trgm_ops\)/,
     );
