@@ -95,7 +95,11 @@ export const items = pgTable(
     index("items_owner_occurred_id_idx").on(t.ownerId, t.occurredAt, t.id),
     index("items_owner_kind_occurred_id_idx").on(t.ownerId, t.kind, t.occurredAt, t.id),
     index("items_shared_with_idx").using("gin", t.sharedWith),
-    index("items_search_idx").using("gin", t.search),
+    /**
+     * The text index, also keyed by owner (drizzle/0027): one scan of it finds a viewer's own items matching
+     * a query (keyword-ranking.ts ownedMatching), with no bitmap of all the owner's items to AND.
+     */
+    index("items_search_idx").using("gin", t.search, sql`(array[${t.ownerId}])`),
     index("items_people_pending_idx").on(t.id).where(sql`${t.peoplePending}`),
     /** The person filter: items naming one of a person's identifiers (item-search.ts namesAnyOf). */
     index("items_people_keys_idx").using("gin", t.peopleKeys),
