@@ -280,9 +280,9 @@ export function termFrequency(search: SQL, term: string): SQL {
 
 /**
  * The viewer's own items, said so that the text index, keyed by owner too (drizzle/0027), finds them in the
- * same scan as the query's terms. Written as owner_id = …, the planner ANDed the terms' matches (every owner's)
- * with a bitmap of all the owner's items from a btree: 14-23 ms at 100,000 items. A newest-first walk keeps
- * owner_id = … and the btree's order.
+ * same scan as the query's terms (and a person filter's identifiers). Written as owner_id = …, the planner
+ * ANDed the terms' matches (every owner's) with a bitmap of all the owner's items from a btree: 14-23 ms at
+ * 100,000 items. A newest-first walk keeps owner_id = … and the btree's order.
  */
 function ownedMatching(subjectKey: string): SQL {
   return sql`array[${items.ownerId}] @> array[${subjectKey}::text]`;
