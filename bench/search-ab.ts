@@ -7,7 +7,9 @@
  * First compares the two builds' first page of each query (written to bench/results/search-ab-answers.json).
  * Prints, per query, each build's median and p90 (ms) and the ratio of the medians (B / A). The fake
  * embedder serves both stacks, so hybrid and semantic queries work too; EMBED_DELAY_MS=<ms> makes it take
- * that long over every embedding, as a hosted model's round trip does.
+ * that long over every embedding, as a hosted model's round trip does. When the two builds' migrations
+ * differ (an index changed), BASE_DATABASE=<a copy of the kept database made before this tree's migrations
+ * ran on it: CREATE DATABASE … TEMPLATE …> gives A its own database, each build then meeting its own schema.
  */
 import { writeFileSync } from "node:fs";
 import { ROOT } from "../scripts/lib/dev-secret";
@@ -50,9 +52,12 @@ const base: { startBenchStack: typeof startBenchStack } = await import(
   `${BASE_CHECKOUT}/bench/lib/bench-stack.ts`
 );
 const port = Number(process.env.BENCH_PORT ?? 9561);
+const database = process.env.BENCH_REUSE_DATABASE;
 process.env.BENCH_PORT = String(port);
+process.env.BENCH_REUSE_DATABASE = process.env.BASE_DATABASE ?? database;
 const a = await base.startBenchStack("search-ab-a", vars);
 process.env.BENCH_PORT = String(port + 1);
+process.env.BENCH_REUSE_DATABASE = database;
 const b = await startBenchStack("search-ab-b", vars);
 const token = signDevToken(BENCH_SECRET, "bench-user");
 
