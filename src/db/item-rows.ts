@@ -27,6 +27,17 @@ export function visibleBranches(subjectKey: string, table: typeof items = items)
   ];
 }
 
+/**
+ * The owned branch of the rule as the text index reads it: that index is keyed by owner too (drizzle/0027),
+ * so one scan of it finds the viewer's own items matching a query's terms (and a person filter's identifiers).
+ * Written as owner_id = …, the planner ANDed the terms' matches (every owner's) with a bitmap of all the
+ * owner's items from a btree: 14-23 ms at 100,000 items. Only for reads through the text index: a
+ * newest-first walk keeps owner_id = … and the btree's order.
+ */
+export function ownedInTextIndex(subjectKey: string, table: typeof items = items): SQL {
+  return sql`array[${table.ownerId}] @> array[${subjectKey}::text]`;
+}
+
 /** The keys a subject is addressed by in shared_with: its own and its teams' (text[]). */
 export function principalsOf(subjectKey: SQL): SQL {
   return sql`(array[${subjectKey}] || array(select tm.team_key from team_members tm where tm.member_key = ${subjectKey}))`;

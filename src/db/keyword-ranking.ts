@@ -30,7 +30,7 @@
  */
 import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { visibleBranches } from "./item-rows";
+import { ownedInTextIndex, visibleBranches } from "./item-rows";
 import { type KeywordQuery, termAlternatives } from "./keyword-query";
 import { items } from "./schema";
 import { itemVersions } from "./schema-people";
@@ -98,7 +98,7 @@ export async function keywordStatistics(
   // A term's matches among the viewer's own items, up to DF_EXACT_CAP, and among the items shared with
   // them, counted for every term in one pass (shared_df, read only when a count runs).
   const capped = (term: string, i: number) => sql`((select count(*) from (
-      select 1 from ${items} where ${and(ownedMatching(subjectKey), sql`${items.search} @@ ${tsquery(term)}`)} limit ${DF_EXACT_CAP}::int) m)
+      select 1 from ${items} where ${and(ownedInTextIndex(subjectKey), sql`${items.search} @@ ${tsquery(term)}`)} limit ${DF_EXACT_CAP}::int) m)
       + (select shared_df.df_${sql.raw(String(i))} from shared_df))`;
   // Each term's count reads an item's tsvector as readOnce copied it.
   const countEach = (prefix: string) =>
@@ -279,16 +279,6 @@ export function termFrequency(search: SQL, term: string): SQL {
 }
 
 /**
- * The viewer's own items, said so that the text index, keyed by owner too (drizzle/0027), finds them in the
- * same scan as the query's terms (and a person filter's identifiers). Written as owner_id = …, the planner
- * ANDed the terms' matches (every owner's) with a bitmap of all the owner's items from a btree: 14-23 ms at
- * 100,000 items. A newest-first walk keeps owner_id = … and the btree's order.
- */
-function ownedMatching(subjectKey: string): SQL {
-  return sql`array[${items.ownerId}] @> array[${subjectKey}::text]`;
-}
-
-/**
  * (id, occurred_at, search, dl) of the visible rows passing `conditions`: all of them, or with a `bounded`
  * scan (boundedScan) the newest CANDIDATE_BUDGET of them. Unbounded, and bounded through the index, each
  * branch is fenced by OFFSET 0 so that no LIMIT reaches its scan: with one, the planner walks the viewer's
@@ -306,7 +296,7 @@ function candidateRows(
   const walk = bounded === "walk";
   const each = walk ? newest : sql`offset 0`;
   const matches = sql`
-      (select ${columns} from ${items} where ${and(walk ? owned : ownedMatching(subjectKey), ...conditions)} ${each})
+      (select ${columns} from ${items} where ${and(walk ? owned : ownedInTextIndex(subjectKey), ...conditions)} ${each})
       union all
       (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
         where ${and(sql`true`, ...conditions)} ${each})`;

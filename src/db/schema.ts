@@ -97,7 +97,7 @@ export const items = pgTable(
     index("items_shared_with_idx").using("gin", t.sharedWith),
     /**
      * The text index, also keyed by owner and by the people an item names (drizzle/0027): one scan of it finds
-     * a viewer's own items matching a query, and a person filter's (keyword-ranking.ts ownedMatching), with no
+     * a viewer's own items matching a query, and a person filter's (item-rows.ts ownedInTextIndex), with no
      * bitmap of all the owner's or the person's items to AND.
      */
     index("items_search_idx").using("gin", t.search, sql`(array[${t.ownerId}])`, t.peopleKeys),
