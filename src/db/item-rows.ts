@@ -34,8 +34,8 @@ export function visibleBranches(subjectKey: string, table: typeof items = items)
  * owner's items from a btree: 14-23 ms at 100,000 items. Only for reads through the text index: a
  * newest-first walk keeps owner_id = … and the btree's order.
  */
-export function ownedInTextIndex(subjectKey: string, table: typeof items = items): SQL {
-  return sql`array[${table.ownerId}] @> array[${subjectKey}::text]`;
+export function ownedInTextIndex(subjectKey: string): SQL {
+  return sql`array[${items.ownerId}] @> array[${subjectKey}::text]`;
 }
 
 /** The keys a subject is addressed by in shared_with: its own and its teams' (text[]). */

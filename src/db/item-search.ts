@@ -152,10 +152,7 @@ async function keywordSearch(
   const cursor = cursorText ? decodeCursor(cursorText, true) : undefined;
   if (!keyword) return { items: [], nextCursor: null };
   const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
-  const after = rankedAfter(
-    sql`(c.score, c.occurred_at, c.id)`,
-    cursor && { ...cursor, score: cursor.rank ?? 0 },
-  );
+  const after = rankedAfter(sql`(c.score, c.occurred_at, c.id)`, cursor && { ...cursor, score: cursor.rank });
   // The page is cut from the candidates' own columns before the items are read for their columns and
   // snippets: ordered by the items' columns, every candidate (up to CANDIDATE_BUDGET) was read by primary key.
   const rows = await runWithDeadline(

@@ -39,6 +39,11 @@ export function encodeCursor(cursor: SearchCursor): string {
 }
 
 /** Decodes a cursor made by encodeCursor for the same kind of search (ranked or not); 400 otherwise. */
+export function decodeCursor(
+  text: string,
+  ranked: true,
+): SearchCursor & { rank: number; stats: KeywordStats };
+export function decodeCursor(text: string, ranked: false): SearchCursor;
 export function decodeCursor(text: string, ranked: boolean): SearchCursor {
   const invalid = () => new AppError("bad_request", "cursor is not valid for this search");
   let parsed: unknown;
