@@ -12,7 +12,7 @@ import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { toDate, visibleTo } from "./item-rows";
 import type { KeywordQuery } from "./keyword-query";
-import { keywordRanked, keywordStatistics } from "./keyword-ranking";
+import { keywordRanked, keywordStatistics, type SearchFilters } from "./keyword-ranking";
 import { items } from "./schema";
 import { decodeFusedCursor, encodeFusedCursor, type FusedCursor, rankedAfter } from "./search-cursor";
 import { headline, rankedHit } from "./search-hits";
@@ -21,12 +21,6 @@ import { headline, rankedHit } from "./search-hits";
 export const FUSION_DEPTH = 50;
 /** Semantic search ranks the vector channel's top SEMANTIC_DEPTH items. */
 export const SEMANTIC_DEPTH = 100;
-
-/** A search's filters as conditions on items, and whether they keep a newest-first walk in index order. */
-export interface SearchFilters {
-  conditions: (SQL | undefined)[];
-  ordered: boolean;
-}
 
 /** The vector channel's statement: its `depth` nearest visible items passing `conditions`. */
 function vectorChannel(
@@ -113,7 +107,7 @@ export async function hybridSearch(
     const rows = await runWithDeadline(
       db,
       sql`select k.id, k.score, k.occurred_at, statement_timestamp() as at
-        from (${keywordRanked(subjectKey, keyword, stats, conditions, filters.ordered)}) k
+        from (${keywordRanked(subjectKey, keyword, stats, { ...filters, conditions })}) k
         order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
       [NO_JIT],
     );

@@ -19,11 +19,11 @@ import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
-import { hybridSearch, type SearchFilters, semanticSearch } from "./fused-search";
+import { hybridSearch, semanticSearch } from "./fused-search";
 import { storedKeys } from "./item-people-writes";
 import { summaryColumns, toSummary, visibleBranches } from "./item-rows";
 import { isQuestion, type KeywordQuery, keywordQuery } from "./keyword-query";
-import { keywordRanked, keywordStatistics } from "./keyword-ranking";
+import { keywordRanked, keywordStatistics, type SearchFilters } from "./keyword-ranking";
 import { items } from "./schema";
 import { decodeCursor, encodeCursor, rankedAfter } from "./search-cursor";
 import { boundSnippet, headline, rankedHit, SNIPPET_CHARS } from "./search-hits";
@@ -65,7 +65,8 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   // not (keyword-ranking.ts boundedScan).
   const ordered = !query.people?.length && !query.identifiers?.length && (query.kinds?.length ?? 0) <= 1;
   const keyword = mode === "semantic" ? null : keywordQuery(q);
-  return rankedSearch(db, subjectKey, { conditions: filters, ordered }, limit, query.cursor, {
+  const byKind = (query.kinds?.length ?? 0) > 0;
+  return rankedSearch(db, subjectKey, { conditions: filters, ordered, byKind }, limit, query.cursor, {
     keyword,
     vector: mode === "keyword" ? undefined : query.embedding,
     vectorWeight: isQuestion(q) ? QUESTION_VECTOR_WEIGHT : VECTOR_WEIGHT,
@@ -158,7 +159,7 @@ async function keywordSearch(
   const rows = await runWithDeadline(
     db,
     sql`
-    with c as (${keywordRanked(subjectKey, keyword, stats, filters.conditions, filters.ordered)}),
+    with c as (${keywordRanked(subjectKey, keyword, stats, filters)}),
     page as (select * from c ${after} order by c.score desc, c.occurred_at desc, c.id desc limit ${limit + 1}::int)
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, c.score,
       ${headline(sql`i.body`, keyword.terms)} as snippet
