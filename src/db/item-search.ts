@@ -65,8 +65,8 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   // not (keyword-ranking.ts boundedScan).
   const ordered = !query.people?.length && !query.identifiers?.length && (query.kinds?.length ?? 0) <= 1;
   const keyword = mode === "semantic" ? null : keywordQuery(q);
-  const byKind = (query.kinds?.length ?? 0) > 0;
-  return rankedSearch(db, subjectKey, { conditions: filters, ordered, byKind }, limit, query.cursor, {
+  const kinds = query.kinds ?? [];
+  return rankedSearch(db, subjectKey, { conditions: filters, ordered, kinds }, limit, query.cursor, {
     keyword,
     vector: mode === "keyword" ? undefined : query.embedding,
     vectorWeight: isQuestion(q) ? QUESTION_VECTOR_WEIGHT : VECTOR_WEIGHT,

@@ -69,8 +69,8 @@ export interface SearchFilters {
   conditions: (SQL | undefined)[];
   /** They keep a newest-first walk in an index's order (boundedScan). */
   ordered: boolean;
-  /** They narrow by kind, which the owner's (owner_id, kind, occurred_at, id) index answers (candidateRows). */
-  byKind: boolean;
+  /** The kinds they keep (none: every kind), which the text index answers for the viewer's own items. */
+  kinds: readonly string[];
 }
 
 /** What shapes a ranking, all of it from the viewer's items: a search's later pages reuse it as it was. */
@@ -255,7 +255,7 @@ export function keywordRanked(
            (${sql.join(parts, sql` + `)}) * (${sql.join(matched, sql` + `)})::float8 / ${matched.length}::float8 as score
     from (select m.id, m.occurred_at, m.dl ${sql.join(perTerm, sql``)}
       from (select u.id, u.occurred_at, u.dl, ${readOnce(sql`u.search`)} as search
-        from (${candidateRows(subjectKey, where, bounded ? boundedScan(matches, stats.documents, filters.ordered) : null, filters.byKind)}) u
+        from (${candidateRows(subjectKey, where, bounded ? boundedScan(matches, stats.documents, filters.ordered) : null, filters.kinds)}) u
         offset 0) m
       offset 0) c`;
 }
@@ -291,27 +291,20 @@ export function termFrequency(search: SQL, term: string): SQL {
  * branch is fenced by OFFSET 0 so that no LIMIT reaches its scan: with one, the planner walks the viewer's
  * items newest first however rare the matches. Walking, each branch takes its newest rows itself. The
  * shared branch is also fenced inside (item-search.ts visibleRows).
- *
- * Through the text index, the index itself says whose an item is (ownedInTextIndex): with owner_id named
- * too, the planner ANDs a bitmap of all the owner's items into the matches (14-23 ms at 100,000). With a
- * kind filter it is named all the same, so the owner's (owner_id, kind, …) index narrows the matches to the
- * owner's items of those kinds (a few ms); without it, the planner read that index's entries of those kinds
- * for every owner (46 ms for two kinds at 100,000 items beside 100,000 of other users).
  */
 function candidateRows(
   subjectKey: string,
   conditions: (SQL | undefined)[],
   bounded: "walk" | "index" | null,
-  byKind: boolean,
+  kinds: readonly string[],
 ): SQL {
   const [owned, shared] = visibleBranches(subjectKey);
-  const ownedThroughText = byKind ? and(ownedInTextIndex(subjectKey), owned) : ownedInTextIndex(subjectKey);
   const columns = sql`${items.id} as id, ${items.occurredAt} as occurred_at, ${items.search} as search, ${itemLength} as dl`;
   const newest = sql`order by occurred_at desc, id desc limit ${CANDIDATE_BUDGET}::int`;
   const walk = bounded === "walk";
   const each = walk ? newest : sql`offset 0`;
   const matches = sql`
-      (select ${columns} from ${items} where ${and(walk ? owned : ownedThroughText, ...conditions)} ${each})
+      (select ${columns} from ${items} where ${and(walk ? owned : ownedInTextIndex(subjectKey, kinds), ...conditions)} ${each})
       union all
       (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
         where ${and(sql`true`, ...conditions)} ${each})`;

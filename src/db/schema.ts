@@ -96,11 +96,17 @@ export const items = pgTable(
     index("items_owner_kind_occurred_id_idx").on(t.ownerId, t.kind, t.occurredAt, t.id),
     index("items_shared_with_idx").using("gin", t.sharedWith),
     /**
-     * The text index, also keyed by owner and by the people an item names (drizzle/0027): one scan of it finds
-     * a viewer's own items matching a query, and a person filter's (item-rows.ts ownedInTextIndex), with no
-     * bitmap of all the owner's or the person's items to AND.
+     * The text index, also keyed by owner, by owner and kind, and by the people an item names (drizzle/0027,
+     * 0028): one scan of it finds a viewer's own items matching a query, of a kind filter's kinds and a person
+     * filter's (item-rows.ts ownedInTextIndex), with no bitmap of all the owner's, the kind's or the person's
+     * items to AND.
      */
-    index("items_search_idx").using("gin", t.search, sql`(array[${t.ownerId}])`, t.peopleKeys),
+    index("items_search_idx").using(
+      "gin",
+      t.search,
+      sql`(array[${t.ownerId}, ${t.ownerId} || E'\\x1f' || ${t.kind}])`,
+      t.peopleKeys,
+    ),
     index("items_people_pending_idx").on(t.id).where(sql`${t.peoplePending}`),
     /** The person filter: items naming one of a person's identifiers (item-search.ts namesAnyOf). */
     index("items_people_keys_idx").using("gin", t.peopleKeys),

@@ -72,17 +72,41 @@ describe("hybrid search with an embedder configured", () => {
         occurredAt: "2026-02-05T00:00:00Z",
       }),
     ]);
+    // Another owner's doc in the same words: one shared with the user, one not (the text index keys both by
+    // owner and kind: a kind filter must not reach the other's).
+    const other = newUserId("hy-other");
+    await registerMembers(user, other);
+    const theirs = await ingest(other, [
+      item({ externalId: "theirs", kind: "doc", body: "Kestrel migration cut-over runbook, theirs" }),
+      item({
+        externalId: "shared",
+        kind: "doc",
+        body: "Kestrel migration cut-over runbook, shared",
+        occurredAt: "2025-12-05T00:00:00Z",
+        sharedWith: [user],
+      }),
+    ]);
     await untilIndexed(
       user,
       outcomes.map((o) => o.id),
     );
+    await untilIndexed(
+      other,
+      theirs.map((o) => o.id),
+    );
     for (const mode of MODES) {
       const q = `q=kestrel%20cutover&mode=${mode}`;
-      expect(externalIds(await search(user, q)).sort(), mode).toEqual(["a", "b"]);
-      expect(externalIds(await search(user, `${q}&kind=doc`)), mode).toEqual(["a"]);
+      expect(externalIds(await search(user, q)).sort(), mode).toEqual(["a", "b", "shared"]);
+      expect(externalIds(await search(user, `${q}&kind=doc`)).sort(), mode).toEqual(["a", "shared"]);
+      expect(externalIds(await search(user, `${q}&kind=doc,email`)).sort(), mode).toEqual([
+        "a",
+        "b",
+        "shared",
+      ]);
+      expect(externalIds(await search(other, `${q}&kind=doc`)).sort(), mode).toEqual(["shared", "theirs"]);
       expect(externalIds(await search(user, `${q}&people=ben`)), mode).toEqual(["b"]);
       expect(externalIds(await search(user, `${q}&since=2026-02-01`)), mode).toEqual(["b"]);
-      expect(externalIds(await search(user, `${q}&until=2026-02-01`)), mode).toEqual(["a"]);
+      expect(externalIds(await search(user, `${q}&until=2026-02-01`)).sort(), mode).toEqual(["a", "shared"]);
     }
   });
 
