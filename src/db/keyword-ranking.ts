@@ -64,7 +64,7 @@ export const CANDIDATE_BUDGET = 1000;
 /** Body characters the search column indexes (schema.ts items.search). */
 const INDEXED_BODY_CHARS = 200_000;
 
-/** A search's filters as conditions on items, and what the owner's btree indexes can do with them. */
+/** A search's filters as conditions on items, and what the owner's indexes can do with them. */
 export interface SearchFilters {
   conditions: (SQL | undefined)[];
   /** They keep a newest-first walk in an index's order (boundedScan). */
