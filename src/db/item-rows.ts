@@ -2,7 +2,7 @@
 import { and, eq, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Item, ItemSummary } from "../domain/items";
 import { localName } from "../domain/workspaces";
-import { items } from "./schema";
+import { items, OWNER_KIND_SEPARATOR, ownerKeys } from "./schema";
 
 /**
  * The access rule, in SQL, for every read: a subject (user or team key) sees an item it owns, or whose
@@ -27,11 +27,6 @@ export function visibleBranches(subjectKey: string, table: typeof items = items)
   ];
 }
 
-/** Between an owner's key and a kind in the text index's owner keys: no key or kind contains it. */
-const OWNER_KIND_SEPARATOR = "\x1f";
-/** The text index's owner keys of an item (drizzle/0028): its owner's, and its owner's with its kind. */
-const ownerKeys = sql`array[${items.ownerId}, ${items.ownerId} || E'\\x1f' || ${items.kind}]`;
-
 /**
  * The owned branch of the rule as the text index reads it, and with `kinds` only the viewer's items of those
  * kinds: that index is keyed by owner and by owner and kind too (drizzle/0027, 0028), so one scan of it finds
@@ -43,10 +38,11 @@ const ownerKeys = sql`array[${items.ownerId}, ${items.ownerId} || E'\\x1f' || ${
  * Only for reads through the text index: a newest-first walk keeps owner_id = … and the btree's order.
  */
 export function ownedInTextIndex(subjectKey: string, kinds: readonly string[] = []): SQL {
-  const owned = sql`${ownerKeys} @> array[${subjectKey}::text]`;
+  const keys = ownerKeys(items);
+  const owned = sql`${keys} @> array[${subjectKey}::text]`;
   if (kinds.length === 0) return owned;
   const ownersKinds = kinds.map((kind) => `${subjectKey}${OWNER_KIND_SEPARATOR}${kind}`);
-  return sql`(${owned} and ${ownerKeys} && ${sql.param(ownersKinds)}::text[])`;
+  return sql`(${owned} and ${keys} && ${sql.param(ownersKinds)}::text[])`;
 }
 
 /** The keys a subject is addressed by in shared_with: its own and its teams' (text[]). */

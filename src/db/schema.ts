@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -43,6 +44,16 @@ const vector = customType<{ data: number[]; driverData: string }>({
   toDriver: (value) => `[${value.join(",")}]`,
   fromDriver: (value) => JSON.parse(value) as number[],
 });
+
+/** Between an owner's key and a kind in the text index's owner keys: in no owner key and no kind. */
+export const OWNER_KIND_SEPARATOR = "\x1f";
+/**
+ * The text index's owner keys of an item (drizzle/0028): its owner's, and its owner's with its kind
+ * (OWNER_KIND_SEPARATOR between). One expression for the index and for the queries that read it
+ * (item-rows.ts ownedInTextIndex), which the planner matches only when it is the same.
+ */
+export const ownerKeys = (t: { ownerId: AnyPgColumn; kind: AnyPgColumn }) =>
+  sql`array[${t.ownerId}, ${t.ownerId} || E'\\x1f' || ${t.kind}]`;
 
 export const items = pgTable(
   "items",
@@ -101,12 +112,7 @@ export const items = pgTable(
      * filter's (item-rows.ts ownedInTextIndex), with no bitmap of all the owner's, the kind's or the person's
      * items to AND.
      */
-    index("items_search_idx").using(
-      "gin",
-      t.search,
-      sql`(array[${t.ownerId}, ${t.ownerId} || E'\\x1f' || ${t.kind}])`,
-      t.peopleKeys,
-    ),
+    index("items_search_idx").using("gin", t.search, sql`(${ownerKeys(t)})`, t.peopleKeys),
     index("items_people_pending_idx").on(t.id).where(sql`${t.peoplePending}`),
     /** The person filter: items naming one of a person's identifiers (item-search.ts namesAnyOf). */
     index("items_people_keys_idx").using("gin", t.peopleKeys),
