@@ -78,4 +78,11 @@ describe("migrations applied to an empty database", () => {
       /gin \(items_people\(author, participants\) gin_trgm_ops\)/,
     );
   });
+
+  it("keep an item's tsvector in its row, where scoring and rechecking read it (drizzle/0029)", async () => {
+    const [column] = await rows<{ attstorage: string }>(
+      sql`select attstorage from pg_attribute where attrelid = 'items'::regclass and attname = 'search'`,
+    );
+    expect(column?.attstorage).toBe("m");
+  });
 });

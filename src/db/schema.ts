@@ -87,7 +87,8 @@ export const items = pgTable(
     peopleKeys: text("people_keys").array().notNull().default(sql`'{}'::text[]`),
     /**
      * Full-text index of title, author and the body's first 200,000 characters: a tsvector holds at most
-     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning.
+     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning. Kept in the row
+     * (STORAGE MAIN, drizzle/0029: drizzle has no word for it), where scoring and rechecking read it.
      */
     search: tsvector("search")
       .notNull()
