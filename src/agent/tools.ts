@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fromVerifiedOf } from "../domain/email-authentication";
 import { ITEM_KINDS } from "../domain/item-schema";
-import type { Item, ItemLink, ItemStore, ItemSummary } from "../domain/items";
+import { type Item, type ItemLink, type ItemStore, type ItemSummary, whileSearching } from "../domain/items";
 import { type ContentBlock, INVALID_TOOL_INPUT, type ToolDefinition } from "../domain/llm";
 import type { Person } from "../domain/people/model";
 import {
@@ -173,7 +173,7 @@ export function createResearchTools(deps: {
   /** A person and people names through the subject's people (without them, names stay a text match). */
   const byPeople = async (person: string | undefined, names: string[] | undefined) => {
     const named = person ? [(await personNamed(person)).person] : [];
-    if (!people || (named.length === 0 && !names?.length)) return { people: names };
+    if (!people || (named.length === 0 && !names?.length)) return undefined;
     return peopleFilter(await people(), named, names ?? []);
   };
 
@@ -185,7 +185,8 @@ export function createResearchTools(deps: {
         kinds: input.kinds,
         since: input.since ? new Date(input.since) : undefined,
         until: input.until ? new Date(input.until) : undefined,
-        ...(await byPeople(input.person, input.people)),
+        people: input.people,
+        involving: whileSearching(byPeople(input.person, input.people)),
         limit: input.limit,
       });
       return { items: page.items.map((hit) => withSnippet(hit, hit.snippet)) };

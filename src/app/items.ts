@@ -4,7 +4,7 @@
  */
 import { AppError, notFound } from "../domain/errors";
 import type { ItemInput } from "../domain/item-schema";
-import type { SearchQuery } from "../domain/items";
+import { type SearchQuery, whileSearching } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { removeItemWithRedaction } from "../memory/deletion";
 import { queryHashOf } from "./audit";
@@ -37,16 +37,15 @@ export async function searchItems(
   if (query.since && query.until && query.since >= query.until) {
     throw new AppError("bad_request", '"since" must be before "until"');
   }
-  // Person ids and names resolve through the viewer's people to identifiers (app/people.ts).
-  const byPerson = await searchIdentifiers(
-    services,
-    { subjectKey, email: viewerEmail },
-    {
-      person,
-      people: query.people,
-    },
-  );
-  const page = await services.items.search(subjectKey, { ...query, ...byPerson });
+  // Person ids and names resolve through the viewer's people to identifiers (app/people.ts), while the
+  // store starts what needs no filter.
+  const filtered = Boolean(person?.length || query.people?.length);
+  const involving = filtered
+    ? whileSearching(
+        searchIdentifiers(services, { subjectKey, email: viewerEmail }, { person, people: query.people }),
+      )
+    : undefined;
+  const page = await services.items.search(subjectKey, { ...query, involving });
   event.itemIds = page.items.map((hit) => hit.id);
   return page;
 }

@@ -5,6 +5,7 @@
  * because it changes the fingerprint every read checks (a kept view is resolved again).
  */
 import { AppError, notFound } from "../domain/errors";
+import type { PeopleFilter } from "../domain/items";
 import { isUuid } from "../domain/memory";
 import { normaliseKey, type Person, type PersonIdentifier, type Suggestion } from "../domain/people/model";
 import type { StoredCorrection } from "../domain/people-store";
@@ -258,7 +259,7 @@ export async function searchIdentifiers(
   services: Pick<Services, "people">,
   viewer: { subjectKey: string; email?: string },
   filter: { person?: string[]; people?: string[] },
-): Promise<{ identifiers: string[]; people: string[] } | undefined> {
+): Promise<PeopleFilter | undefined> {
   if (!filter.person?.length && !filter.people?.length) return undefined;
   const view = await viewOf(services, viewer.subjectKey, viewer.email);
   const people = (filter.person ?? []).map((id) => {

@@ -12,7 +12,7 @@ import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { toDate, visibleTo } from "./item-rows";
 import type { KeywordQuery } from "./keyword-query";
-import { keywordRanked, keywordStatistics, type SearchFilters } from "./keyword-ranking";
+import { type KeywordChannel, keywordRanked, type SearchFilters } from "./keyword-ranking";
 import { items } from "./schema";
 import { decodeFusedCursor, encodeFusedCursor, type FusedCursor, rankedAfter } from "./search-cursor";
 import { headline, rankedHit } from "./search-hits";
@@ -93,7 +93,7 @@ export async function semanticSearch(
 export async function hybridSearch(
   db: Db,
   subjectKey: string,
-  channels: { keyword: KeywordQuery; vector: Promise<QueryEmbedding | undefined> },
+  channels: { keyword: KeywordChannel; vector: Promise<QueryEmbedding | undefined> },
   vectorWeight: number,
   filters: SearchFilters,
   limit: number,
@@ -103,11 +103,11 @@ export async function hybridSearch(
   const cursor = cursorText ? decodeFusedCursor(cursorText, "kv") : undefined;
   const conditions = fusedConditions(filters.conditions, cursor);
   const keywordTop = async () => {
-    const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
+    const stats = cursor?.stats ?? (await keyword.statistics());
     const rows = await runWithDeadline(
       db,
       sql`select k.id, k.score, k.occurred_at, statement_timestamp() as at
-        from (${keywordRanked(subjectKey, keyword, stats, { ...filters, conditions })}) k
+        from (${keywordRanked(subjectKey, keyword.query, stats, { ...filters, conditions })}) k
         order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
       [NO_JIT],
     );
@@ -147,7 +147,7 @@ export async function hybridSearch(
   // The next page starts below this page's last candidate, even one whose item is gone since (fusedHits).
   const more = rest.length > limit && last && at;
   return {
-    items: await fusedHits(db, subjectKey, keyword, page),
+    items: await fusedHits(db, subjectKey, keyword.query, page),
     nextCursor: more ? nextFused({ channels: "kv", at, stats: kw.stats }, last) : null,
   };
 }

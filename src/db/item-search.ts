@@ -16,14 +16,14 @@
  */
 import { and, desc, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
-import type { SearchHit, SearchPage, SearchQuery } from "../domain/items";
+import { type SearchHit, type SearchPage, type SearchQuery, whileSearching } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { hybridSearch, semanticSearch } from "./fused-search";
 import { storedKeys } from "./item-people-writes";
 import { summaryColumns, toSummary, visibleBranches } from "./item-rows";
-import { isQuestion, type KeywordQuery, keywordQuery } from "./keyword-query";
-import { keywordRanked, keywordStatistics, type SearchFilters } from "./keyword-ranking";
+import { isQuestion, keywordQuery } from "./keyword-query";
+import { type KeywordChannel, keywordRanked, keywordStatistics, type SearchFilters } from "./keyword-ranking";
 import { items } from "./schema";
 import { decodeCursor, encodeCursor, rankedAfter } from "./search-cursor";
 import { boundSnippet, headline, rankedHit, SNIPPET_CHARS } from "./search-hits";
@@ -52,22 +52,29 @@ const PEOPLE_SEPARATOR = "\n";
 export async function searchItems(db: Db, subjectKey: string, query: SearchQuery): Promise<SearchPage> {
   const limit = clampLimit(query.limit);
   const q = query.q?.trim() || undefined;
+  const mode = query.mode ?? "keyword";
+  const keyword = q && mode !== "semantic" ? keywordQuery(q) : null;
+  // A first page's keyword statistics need no filter: they are counted while a people filter is still
+  // being resolved (query.involving). Later pages carry them in their cursor.
+  const firstStats =
+    keyword && !query.cursor ? whileSearching(keywordStatistics(db, subjectKey, keyword)) : null;
+  const statistics = () => firstStats ?? keywordStatistics(db, subjectKey, keyword!);
+  const involving = query.involving ? await query.involving : undefined;
+  const people = involving ? involving.people : (query.people ?? []);
   const filters: (SQL | undefined)[] = [];
   if (query.kinds?.length) filters.push(inArray(items.kind, query.kinds));
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
-  if (query.people?.length || query.identifiers?.length) {
-    filters.push(or(...(query.people ?? []).map(involves), namesAnyOf(query.identifiers ?? [])));
+  if (people.length || involving?.identifiers.length) {
+    filters.push(or(...people.map(involves), namesAnyOf(involving?.identifiers ?? [])));
   }
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
-  const mode = query.mode ?? "keyword";
   // A time window and one kind keep a newest-first walk in an index's order; people and several kinds do
   // not (keyword-ranking.ts boundedScan).
-  const ordered = !query.people?.length && !query.identifiers?.length && (query.kinds?.length ?? 0) <= 1;
-  const keyword = mode === "semantic" ? null : keywordQuery(q);
+  const ordered = !query.people?.length && !query.involving && (query.kinds?.length ?? 0) <= 1;
   const kinds = query.kinds ?? [];
   return rankedSearch(db, subjectKey, { conditions: filters, ordered, kinds }, limit, query.cursor, {
-    keyword,
+    keyword: keyword && { query: keyword, statistics },
     vector: mode === "keyword" ? undefined : query.embedding,
     vectorWeight: isQuestion(q) ? QUESTION_VECTOR_WEIGHT : VECTOR_WEIGHT,
   });
@@ -123,7 +130,7 @@ async function rankedSearch(
   filters: SearchFilters,
   limit: number,
   cursorText: string | undefined,
-  channels: { keyword: KeywordQuery | null; vector: SearchQuery["embedding"]; vectorWeight: number },
+  channels: { keyword: KeywordChannel | null; vector: SearchQuery["embedding"]; vectorWeight: number },
 ): Promise<SearchPage> {
   const { keyword, vector } = channels;
   const keywordOnly = () => keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
@@ -145,24 +152,24 @@ async function rankedSearch(
 async function keywordSearch(
   db: Db,
   subjectKey: string,
-  keyword: KeywordQuery | null,
+  keyword: KeywordChannel | null,
   filters: SearchFilters,
   limit: number,
   cursorText: string | undefined,
 ): Promise<SearchPage> {
   const cursor = cursorText ? decodeCursor(cursorText, true) : undefined;
   if (!keyword) return { items: [], nextCursor: null };
-  const stats = cursor?.stats ?? (await keywordStatistics(db, subjectKey, keyword));
+  const stats = cursor?.stats ?? (await keyword.statistics());
   const after = rankedAfter(sql`(c.score, c.occurred_at, c.id)`, cursor && { ...cursor, score: cursor.rank });
   // The page is cut from the candidates' own columns before the items are read for their columns and
   // snippets: ordered by the items' columns, every candidate (up to CANDIDATE_BUDGET) was read by primary key.
   const rows = await runWithDeadline(
     db,
     sql`
-    with c as (${keywordRanked(subjectKey, keyword, stats, filters)}),
+    with c as (${keywordRanked(subjectKey, keyword.query, stats, filters)}),
     page as (select * from c ${after} order by c.score desc, c.occurred_at desc, c.id desc limit ${limit + 1}::int)
     select i.id, i.kind, i.source, i.external_id, i.title, i.author, i.occurred_at, c.score,
-      ${headline(sql`i.body`, keyword.terms)} as snippet
+      ${headline(sql`i.body`, keyword.query.terms)} as snippet
     from page c join ${items} i on i.id = c.id
     order by c.score desc, c.occurred_at desc, c.id desc`,
     [NO_JIT],

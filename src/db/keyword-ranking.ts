@@ -83,6 +83,15 @@ export interface KeywordStats {
   frequencies: number[];
 }
 
+/**
+ * A search's keyword channel: the query's terms and a first page's statistics, counted once (and started
+ * before the filters are known: item-search.ts).
+ */
+export interface KeywordChannel {
+  query: KeywordQuery;
+  statistics: () => Promise<KeywordStats>;
+}
+
 const tsquery = (text: string): SQL => sql`to_tsquery('english', ${text})`;
 
 /** A tsquery matching any of `terms` (to_tsquery texts). */

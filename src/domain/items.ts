@@ -83,6 +83,12 @@ export interface QueryEmbedding {
   vector: number[];
 }
 
+/** Who a search's items must involve: identifier keys, and names matched as text (either matches). */
+export interface PeopleFilter {
+  identifiers: string[];
+  people: string[];
+}
+
 export interface SearchQuery {
   q?: string;
   /** Absent: hybrid when an embedder is configured, else keyword (domain/search-modes.ts decides). */
@@ -96,14 +102,26 @@ export interface SearchQuery {
   kinds?: ItemKind[];
   since?: Date;
   until?: Date;
+  /** Names matched as text against authors and participants, unless `involving` resolves them. */
   people?: string[];
   /**
-   * Identifier keys (`email:ada@acme.com`): items naming any of them match, as well as items matching
-   * `people` (the two are alternatives). Set by the application from `person` ids and `people` names.
+   * The people filter as the application resolves it through the viewer's people (`person` ids and
+   * `people` names): items naming any of the identifier keys (`email:ada@acme.com`) match, as well as items
+   * matching the names that named no one, as text. Still on its way, like `embedding`: the store starts
+   * what needs no filter (a first page's keyword statistics, the query's embedding) meanwhile.
    */
-  identifiers?: string[];
+  involving?: Promise<PeopleFilter | undefined>;
   limit: number;
   cursor?: string;
+}
+
+/**
+ * A promise the store will await (SearchQuery.involving): a search that fails before it does (an invalid
+ * mode, say) leaves no unhandled rejection behind. The store still sees the rejection.
+ */
+export function whileSearching<T>(pending: Promise<T>): Promise<T> {
+  pending.catch(() => {});
+  return pending;
 }
 
 export interface SearchHit extends ItemSummary {

@@ -3,15 +3,10 @@
  * workspace's corrections restricted to identifiers the viewer sees, and the subject's own keys. The same
  * view serves the API, search's person filters, the research tools and the memory's statement people. Pure.
  */
-import {
-  identifier,
-  identifierKey,
-  normaliseKey,
-  type Person,
-  personId,
-  type Suggestion,
-} from "./people/model";
-import { resolvePeople } from "./people/resolve";
+
+import type { PeopleFilter } from "./items";
+import { identifier, identifierKey, normaliseKey, type Person, type Suggestion } from "./people/model";
+import { peopleById, resolvePeople } from "./people/resolve";
 import type { PeopleEvidence, StoredCorrection } from "./people-store";
 import { isTeamKey, localName } from "./workspaces";
 
@@ -25,6 +20,8 @@ export interface PeopleView {
   visibleKeys: Set<string>;
   /** Every identifier's person. */
   personOf: Map<string, Person>;
+  /** Every person by each id a client may hold (resolve.ts peopleById). */
+  byId: Map<string, Person>;
   /** When each item the evidence names occurred (ISO 8601). */
   itemTimes: Map<string, string>;
   /** The evidence was bounded: the oldest items' people were left out. */
@@ -89,6 +86,7 @@ export function peopleView(
     corrections,
     visibleKeys,
     personOf,
+    byId: peopleById(people),
     itemTimes,
     truncated: evidence.truncated,
   };
@@ -100,12 +98,7 @@ export function peopleView(
  * the viewer has no such person.
  */
 export function findPerson(view: PeopleView, id: string): Person | null {
-  const direct = view.people.find((p) => p.id === id);
-  if (direct) return direct;
-  for (const person of view.people) {
-    if (person.identifiers.some((i) => personId(i.key) === id)) return person;
-  }
-  return null;
+  return view.byId.get(id) ?? null;
 }
 
 /**
@@ -164,16 +157,12 @@ export function keyPeopleOf(
 }
 
 /**
- * A search's people filter through the viewer's people (SearchQuery.identifiers and .people): the identifier
+ * A search's people filter through the viewer's people (SearchQuery.involving): the identifier
  * keys of `people` and of everyone the `names` name (a name, an identifier or an id, as peopleMatching reads
  * them), and the names that name none of the viewer's people, which stay a case-insensitive match on the
  * items' author and participant text.
  */
-export function peopleFilter(
-  view: PeopleView,
-  people: Person[],
-  names: string[],
-): { identifiers: string[]; people: string[] } {
+export function peopleFilter(view: PeopleView, people: Person[], names: string[]): PeopleFilter {
   const found = new Set(people);
   const unmatched: string[] = [];
   for (const name of names) {

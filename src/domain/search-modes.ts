@@ -9,7 +9,7 @@
  */
 import { type Embedder, EmbeddingError } from "./embeddings";
 import { AppError } from "./errors";
-import type { ItemStore, SearchMode, SearchQuery } from "./items";
+import { type ItemStore, type SearchMode, type SearchQuery, whileSearching } from "./items";
 
 export function defaultSearchMode(embedder: Embedder | null): SearchMode {
   return embedder ? "hybrid" : "keyword";
@@ -43,19 +43,23 @@ async function resolveSearch(
   }
   const q = query.q?.trim();
   if (mode === "keyword" || !embedder || !q) return { ...query, mode, embedding: undefined };
-  const embedding = embedder.embed([q], "query").then(
-    ([vector]) => ({ model: embedder.model, vector: vector! }),
-    (error: unknown) => {
-      if (!(error instanceof EmbeddingError)) throw error;
-      onEmbeddingFailed(error);
-      if (mode === "hybrid") return undefined;
-      throw new AppError("embedding_unavailable", "The embedding model is not answering; try again shortly", {
-        retryable: true,
-        retryAfterSeconds: error.retryAfterSeconds ?? 5,
-      });
-    },
+  const embedding = whileSearching(
+    embedder.embed([q], "query").then(
+      ([vector]) => ({ model: embedder.model, vector: vector! }),
+      (error: unknown) => {
+        if (!(error instanceof EmbeddingError)) throw error;
+        onEmbeddingFailed(error);
+        if (mode === "hybrid") return undefined;
+        throw new AppError(
+          "embedding_unavailable",
+          "The embedding model is not answering; try again shortly",
+          {
+            retryable: true,
+            retryAfterSeconds: error.retryAfterSeconds ?? 5,
+          },
+        );
+      },
+    ),
   );
-  // The store awaits it; a search that fails before it does leaves no unhandled rejection behind.
-  embedding.catch(() => {});
   return { ...query, mode, embedding };
 }

@@ -114,9 +114,12 @@ describe("research tools over people", () => {
     const { call, asked, view } = await setup();
     const dana = view.people.find((p) => p.name === "Dana Wu")!;
     await call("search_items", { query: "roadmap", person: dana.id });
-    expect(asked.at(-1)?.identifiers?.sort()).toEqual(["email:dana@acme.test", "slack:T1/U9"]);
+    expect((await asked.at(-1)?.involving)?.identifiers.sort()).toEqual([
+      "email:dana@acme.test",
+      "slack:T1/U9",
+    ]);
     await call("search_items", { query: "roadmap" });
-    expect(asked.at(-1)?.identifiers).toBeUndefined();
+    expect(await asked.at(-1)?.involving).toBeUndefined();
   });
 
   it("without people, top_people still groups the strings of authors and participants", async () => {

@@ -10,6 +10,7 @@ const view = (name: string) =>
     corrections: [],
     visibleKeys: new Set([name]),
     personOf: new Map(),
+    byId: new Map(),
     itemTimes: new Map(),
     truncated: false,
   }) as PeopleView;
