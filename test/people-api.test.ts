@@ -266,6 +266,9 @@ describe("GET /items?person=", () => {
     expect(await searchIds(ws, "ada", "people=Ada%20Lovelace")).toEqual(expected);
     const unknown = await send(ws, "ada", "GET", "/items?person=p_0123456789abcdef");
     expect(unknown.status).toBe(400);
+    // With a query, the statistics are under way when the person turns out unknown: the same refusal.
+    const unknownWithQuery = await send(ws, "ada", "GET", "/items?person=p_0123456789abcdef&q=body");
+    expect(unknownWithQuery.status).toBe(400);
   });
 
   it("reads a people name that names a person as that person's identifiers, and any other as text", async () => {
