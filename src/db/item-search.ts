@@ -71,9 +71,11 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   // A time window and one kind keep a newest-first walk in an index's order; people and several kinds do
   // not (keyword-ranking.ts boundedScan).
-  const ordered = !query.people?.length && !query.involving && (query.kinds?.length ?? 0) <= 1;
+  const byPeople = Boolean(query.people?.length || query.involving);
+  const ordered = !byPeople && (query.kinds?.length ?? 0) <= 1;
   const kinds = query.kinds ?? [];
-  return rankedSearch(db, subjectKey, { conditions: filters, ordered, kinds }, limit, query.cursor, {
+  const searchFilters = { conditions: filters, ordered, kinds, people: byPeople };
+  return rankedSearch(db, subjectKey, searchFilters, limit, query.cursor, {
     keyword: keyword && { query: keyword, statistics },
     vector: mode === "keyword" ? undefined : query.embedding,
     vectorWeight: isQuestion(q) ? QUESTION_VECTOR_WEIGHT : VECTOR_WEIGHT,
@@ -137,9 +139,7 @@ async function rankedSearch(
   if (!vector) return keywordOnly();
   if (!keyword) {
     const embedding = await vector;
-    return embedding
-      ? semanticSearch(db, subjectKey, embedding, filters.conditions, limit, cursorText)
-      : keywordOnly();
+    return embedding ? semanticSearch(db, subjectKey, embedding, filters, limit, cursorText) : keywordOnly();
   }
   const fused = { keyword, vector };
   return (

@@ -71,6 +71,8 @@ export interface SearchFilters {
   ordered: boolean;
   /** The kinds they keep (none: every kind), which the text index answers for the viewer's own items. */
   kinds: readonly string[];
+  /** A people filter is among them: the text index answers it for the viewer's own items too. */
+  people: boolean;
 }
 
 /** What shapes a ranking, all of it from the viewer's items: a search's later pages reuse it as it was. */

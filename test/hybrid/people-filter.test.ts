@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { newUserId } from "../support/auth";
 import { call, ingest, item, json, warmUpWorker } from "../support/items";
+import { registerMembers } from "../support/workspaces";
 import { externalIds, MODES, search, untilIndexed } from "./support";
 
 beforeAll(warmUpWorker);
@@ -39,9 +40,27 @@ describe("GET /items?person= with an embedding model", () => {
       }),
       item({ externalId: "other", body, author: "Carl <carl@acme.com>", participants: [] }),
     ]);
+    // Another owner's items by the same person: one shared with the user, one not (the owner's items are
+    // read through the text index with the people keys: another owner's must never come with them).
+    const colleague = newUserId("people-hybrid-other");
+    await registerMembers(user, colleague);
+    const theirs = await ingest(colleague, [
+      item({ externalId: "theirs", body, author: "Ada Lovelace <ada@acme.com>", participants: [] }),
+      item({
+        externalId: "shared",
+        body,
+        author: "Ada Lovelace <ada@acme.com>",
+        participants: [],
+        sharedWith: [user],
+      }),
+    ]);
     await untilIndexed(
       user,
       written.map((w) => w.id),
+    );
+    await untilIndexed(
+      colleague,
+      theirs.map((w) => w.id),
     );
     const people = await json<{ people: { id: string; name: string }[] }>(
       await call(user, "GET", "/people?q=lovelace"),
@@ -49,7 +68,7 @@ describe("GET /items?person= with an embedding model", () => {
     const ada = people.people[0]!;
     for (const mode of MODES) {
       const page = await search(user, `q=zephyr%20harbour%20launch&mode=${mode}&person=${ada.id}`);
-      expect(externalIds(page).sort(), mode).toEqual(["chat", "chat-id-only", "mail"]);
+      expect(externalIds(page).sort(), mode).toEqual(["chat", "chat-id-only", "mail", "shared"]);
     }
   });
 });
