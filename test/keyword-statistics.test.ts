@@ -9,7 +9,12 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
 import { keywordQuery } from "../src/db/keyword-query";
-import { keywordStatistics, STATS_SAMPLE } from "../src/db/keyword-ranking";
+import {
+  inverseDocumentFrequency,
+  keywordRanked,
+  keywordStatistics,
+  STATS_SAMPLE,
+} from "../src/db/keyword-ranking";
 import { newUserId } from "./support/auth";
 import { call, ingest, item, warmUpWorker } from "./support/items";
 import { registerMembers } from "./support/workspaces";
@@ -59,5 +64,34 @@ describe("keyword statistics", () => {
     expect(await documents()).toBe(own.length + 4);
     expect((await call(viewer, "DELETE", `/items/${again!.id}`)).status).toBe(204);
     expect(await documents()).toBe(own.length + 3);
+  });
+
+  it("gives each candidate its coverage: the share of the query's idf it matches", async () => {
+    await warmUpWorker();
+    const viewer = newUserId();
+    const written = await ingest(viewer, [
+      item({ externalId: "both", body: "The zephyr quorum met." }),
+      item({ externalId: "zephyr", body: "A zephyr." }),
+      item({ externalId: "quorum", body: "A quorum, and another quorum." }),
+      item({ externalId: "quorum-2", body: "Quorum again." }),
+      item({ externalId: "neither", body: "Routine note." }),
+    ]);
+    const idOf = (externalId: string) => written.find((w) => w.externalId === externalId)!.id;
+    const db = createDb(parseConfig(env));
+    const query = keywordQuery("zephyr quorum")!;
+    const stats = await keywordStatistics(db, viewer, query);
+    const filters = { conditions: [], ordered: true, kinds: [], people: false };
+    const rows = (await db.execute(keywordRanked(viewer, query, stats, filters))).rows as {
+      id: string;
+      coverage: number;
+    }[];
+    const coverage = Object.fromEntries(rows.map((r) => [r.id, Number(r.coverage)]));
+    const [zephyr, quorum] = stats.frequencies.map((df) => inverseDocumentFrequency(stats.documents, df));
+    expect(coverage[idOf("both")]).toBeCloseTo(1);
+    expect(coverage[idOf("zephyr")]).toBeCloseTo(zephyr! / (zephyr! + quorum!));
+    expect(coverage[idOf("quorum")]).toBeCloseTo(quorum! / (zephyr! + quorum!));
+    // The rarer word weighs more.
+    expect(coverage[idOf("zephyr")]).toBeGreaterThan(coverage[idOf("quorum")]!);
+    expect(coverage[idOf("neither")]).toBeUndefined();
   });
 });

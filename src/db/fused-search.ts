@@ -7,7 +7,13 @@
  */
 import { lte, type SQL, sql } from "drizzle-orm";
 import type { QueryEmbedding, SearchHit, SearchPage } from "../domain/items";
-import { compareFused, type FusedCandidate, type FusedPosition, fuseChannels } from "../domain/search-fusion";
+import {
+  compareFused,
+  type FusedCandidate,
+  type FusedPosition,
+  type FusionWeights,
+  fuseChannels,
+} from "../domain/search-fusion";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { toDate, visibleTo } from "./item-rows";
@@ -97,7 +103,7 @@ export async function hybridSearch(
   db: Db,
   subjectKey: string,
   channels: { keyword: KeywordChannel; vector: Promise<QueryEmbedding | undefined> },
-  vectorWeight: number,
+  weights: FusionWeights,
   filters: SearchFilters,
   limit: number,
   cursorText: string | undefined,
@@ -109,7 +115,7 @@ export async function hybridSearch(
     const stats = cursor?.stats ?? (await keyword.statistics());
     const rows = await runWithDeadline(
       db,
-      sql`select k.id, k.score, k.occurred_at, statement_timestamp() as at
+      sql`select k.id, k.score, k.coverage, k.occurred_at, statement_timestamp() as at
         from (${keywordRanked(subjectKey, keyword.query, stats, { ...filters, conditions })}) k
         order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
       [NO_JIT],
@@ -132,6 +138,7 @@ export async function hybridSearch(
     kw.rows.map((r) => ({
       id: String(r.id),
       score: Number(r.score),
+      coverage: Number(r.coverage),
       occurredAt: toDate(r.occurred_at as Date | string),
     })),
     near.map((r) => ({
@@ -140,7 +147,7 @@ export async function hybridSearch(
       snippet: String(r.snippet),
       occurredAt: toDate(r.occurred_at as Date | string),
     })),
-    vectorWeight,
+    weights,
   );
   const rest = cursor ? fused.filter((f) => compareFused(f, cursor) < 0) : fused;
   const page = rest.slice(0, limit);

@@ -18,6 +18,7 @@ import { and, desc, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { type PgSelect, unionAll } from "drizzle-orm/pg-core";
 import { type SearchHit, type SearchPage, type SearchQuery, whileSearching } from "../domain/items";
 import { PAGE_LIMIT } from "../domain/pages";
+import type { FusionWeights } from "../domain/search-fusion";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { hybridSearch, semanticSearch } from "./fused-search";
 import { storedKeys } from "./item-people-writes";
@@ -78,7 +79,9 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   return rankedSearch(db, subjectKey, searchFilters, limit, query.cursor, {
     keyword: keyword && { query: keyword, statistics },
     vector: mode === "keyword" ? undefined : query.embedding,
-    vectorWeight: isQuestion(q) ? QUESTION_VECTOR_WEIGHT : VECTOR_WEIGHT,
+    weights: isQuestion(q)
+      ? { base: QUESTION_VECTOR_WEIGHT, uncovered: 0 }
+      : { base: VECTOR_WEIGHT, uncovered: 1 - VECTOR_WEIGHT },
   });
 }
 
@@ -132,7 +135,7 @@ async function rankedSearch(
   filters: SearchFilters,
   limit: number,
   cursorText: string | undefined,
-  channels: { keyword: KeywordChannel | null; vector: SearchQuery["embedding"]; vectorWeight: number },
+  channels: { keyword: KeywordChannel | null; vector: SearchQuery["embedding"]; weights: FusionWeights },
 ): Promise<SearchPage> {
   const { keyword, vector } = channels;
   const keywordOnly = () => keywordSearch(db, subjectKey, keyword, filters, limit, cursorText);
@@ -143,8 +146,7 @@ async function rankedSearch(
   }
   const fused = { keyword, vector };
   return (
-    (await hybridSearch(db, subjectKey, fused, channels.vectorWeight, filters, limit, cursorText)) ??
-    keywordOnly()
+    (await hybridSearch(db, subjectKey, fused, channels.weights, filters, limit, cursorText)) ?? keywordOnly()
   );
 }
 

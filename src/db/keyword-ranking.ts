@@ -225,8 +225,9 @@ export function boundedScan(matches: number, documents: number, ordered: boolean
 }
 
 /**
- * (id, occurred_at, score) of the visible items passing `conditions` that match a candidate term and no
- * excluded one, scored by BM25 with `stats`. Empty when no term has a lexeme.
+ * (id, occurred_at, score, coverage) of the visible items passing `conditions` that match a candidate term
+ * and no excluded one, scored by BM25 with `stats`; coverage is the share of the query's idf the item
+ * matches (1: every scored term). Empty when no term has a lexeme.
  */
 export function keywordRanked(
   subjectKey: string,
@@ -236,7 +237,7 @@ export function keywordRanked(
 ): SQL {
   const { terms: chosen, bounded, matches } = candidateTerms(stats);
   if (chosen.length === 0) {
-    return sql`select null::uuid as id, null::timestamptz as occurred_at, 0::float8 as score where false`;
+    return sql`select null::uuid as id, null::timestamptz as occurred_at, 0::float8 as score, 0::float8 as coverage where false`;
   }
   const where = [
     ...filters.conditions,
@@ -253,17 +254,20 @@ export function keywordRanked(
     const n = sql.raw(String(i));
     return sql`, ${termFrequency(sql`m.search`, term)} as tf_${n}, (m.search @@ ${tsquery(term)})::int as matched_${n}`;
   });
-  const parts = scored.map(({ i }) => {
-    const idf = inverseDocumentFrequency(stats.documents, stats.frequencies[i]!);
+  const idfs = scored.map(({ i }) => inverseDocumentFrequency(stats.documents, stats.frequencies[i]!));
+  const parts = scored.map(({ i }, j) => {
     const tf = sql.raw(`c.tf_${i}`);
-    return sql`${idf}::float8 * ${tf} * ${k1 + 1}::float8 / (${tf} + ${k1}::float8 * ${norm})`;
+    return sql`${idfs[j]}::float8 * ${tf} * ${k1 + 1}::float8 / (${tf} + ${k1}::float8 * ${norm})`;
   });
+  const allIdf = idfs.reduce((a, b) => a + b, 0);
+  const covered = scored.map(({ i }, j) => sql`${idfs[j]! / allIdf}::float8 * ${sql.raw(`c.matched_${i}`)}`);
   // Coordination: the share of the scored terms an item matches scales its score, so an item that matches
   // every word of "Bluefin discovery" stays above a short one that repeats only the rarer word.
   const matched = scored.map(({ i }) => sql.raw(`c.matched_${i}`));
   return sql`
     select c.id, c.occurred_at,
-           (${sql.join(parts, sql` + `)}) * (${sql.join(matched, sql` + `)})::float8 / ${matched.length}::float8 as score
+           (${sql.join(parts, sql` + `)}) * (${sql.join(matched, sql` + `)})::float8 / ${matched.length}::float8 as score,
+           (${sql.join(covered, sql` + `)}) as coverage
     from (select m.id, m.occurred_at, m.dl ${sql.join(perTerm, sql``)}
       from (select u.id, u.occurred_at, u.dl, ${readOnce(sql`u.search`)} as search
         from (${candidateRows(subjectKey, where, bounded ? boundedScan(matches, stats.documents, filters.ordered) : null, filters.kinds)}) u

@@ -9,11 +9,21 @@
  * by id (descending).
  */
 
-/** The keyword channel's candidates, best first: BM25 score. */
+/** The keyword channel's candidates, best first: BM25 score, and the share of the query's idf matched. */
 export interface KeywordCandidate {
   id: string;
   score: number;
+  coverage: number;
   occurredAt: Date;
+}
+
+/**
+ * The vector channel's weight: `base` when some keyword candidate matches the whole query, rising by up to
+ * `uncovered` as the best candidate covers less of it (see fuseChannels).
+ */
+export interface FusionWeights {
+  base: number;
+  uncovered: number;
 }
 
 /** The vector channel's candidates, nearest first: cosine distance and the nearest chunk's snippet. */
@@ -45,9 +55,11 @@ export interface FusedPosition {
 export function fuseChannels(
   keyword: readonly KeywordCandidate[],
   vector: readonly VectorCandidate[],
-  vectorWeight: number,
+  weights: FusionWeights,
 ): FusedCandidate[] {
   const best = Math.max(0, ...keyword.map((k) => k.score));
+  const strength = Math.min(1, Math.max(0, ...keyword.map((k) => k.coverage)));
+  const vectorWeight = weights.base + (1 - strength) * weights.uncovered;
   const distances = vector.map((v) => v.distance);
   const nearest = Math.min(...distances);
   const farthest = Math.max(...distances);
@@ -55,7 +67,8 @@ export function fuseChannels(
   const keywordRank = new Map(keyword.map((k, i) => [k.id, { rank: i + 1, k }]));
   const vectorRank = new Map(vector.map((v, i) => [v.id, { rank: i + 1, v }]));
   const bothFound = vector.filter((v) => keywordRank.has(v.id)).map((v) => v.distance);
-  const reach = bothFound.length > 0 ? Math.min(...bothFound) : Number.POSITIVE_INFINITY;
+  const gated = bothFound.length > 0 && vectorWeight === weights.base;
+  const reach = gated ? Math.min(...bothFound) : Number.POSITIVE_INFINITY;
 
   const fused: FusedCandidate[] = keyword.map((k, i) => {
     const near = vectorRank.get(k.id);
