@@ -30,9 +30,11 @@ import { decodeCursor, encodeCursor, rankedAfter } from "./search-cursor";
 import { boundSnippet, headline, rankedHit, SNIPPET_CHARS } from "./search-hits";
 
 /**
- * Hybrid search's weight of the vector channel (domain/search-fusion.ts). The keyword channel leads, its
- * BM25 scores being the better calibrated (a strong match stays on top); the vector channel reorders close
- * keyword scores and brings in what keywords miss, above weak keyword matches.
+ * Hybrid search's weight of the vector channel (domain/search-fusion.ts) when the query's words found an
+ * item holding all of them. The keyword channel then leads, its BM25 scores being the better calibrated (a
+ * strong match stays on top); the vector channel reorders close keyword scores and brings in what keywords
+ * miss, above weak keyword matches. The less of the query the best keyword match covers, the more the
+ * weight rises toward 1 (FusionWeights.uncovered): a paraphrase's keyword matches are incidental words.
  */
 export const VECTOR_WEIGHT = 0.25;
 /**
@@ -41,6 +43,7 @@ export const VECTOR_WEIGHT = 0.25;
  * framing and weighs the content words by rarity, while the query's embedding carries the framing too and
  * sits nearer to every conversational item, so the vector channel is a weaker judge of a question than of a
  * topical query and only breaks near-ties of the keyword channel (docs/search-ranking.md, the benchmark).
+ * It does not rise with what the words leave uncovered: a question's framing words are never covered.
  */
 export const QUESTION_VECTOR_WEIGHT = 0.1;
 /**
@@ -59,7 +62,6 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   // being resolved (query.involving). Later pages carry them in their cursor.
   const firstStats =
     keyword && !query.cursor ? whileSearching(keywordStatistics(db, subjectKey, keyword)) : null;
-  const statistics = () => firstStats ?? keywordStatistics(db, subjectKey, keyword!);
   const involving = query.involving ? await query.involving : undefined;
   const people = involving ? involving.people : (query.people ?? []);
   const filters: (SQL | undefined)[] = [];
@@ -77,7 +79,10 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   const kinds = query.kinds ?? [];
   const searchFilters = { conditions: filters, ordered, kinds, people: byPeople };
   return rankedSearch(db, subjectKey, searchFilters, limit, query.cursor, {
-    keyword: keyword && { query: keyword, statistics },
+    keyword: keyword && {
+      query: keyword,
+      statistics: () => firstStats ?? keywordStatistics(db, subjectKey, keyword),
+    },
     vector: mode === "keyword" ? undefined : query.embedding,
     weights: isQuestion(q)
       ? { base: QUESTION_VECTOR_WEIGHT, uncovered: 0 }

@@ -1,12 +1,15 @@
 /**
  * Hybrid search's fusion of its two channels (the store runs them side by side and fuses their top
  * candidates here). An item's score is its keyword score over the channel's best (1 for the best match, 0
- * when the keyword channel did not find it) plus `vectorWeight` times its place between the vector
- * channel's farthest and nearest candidates (1 for the nearest). An item only the vector channel found must
- * be nearer than every item both channels found: when the words of the query found items, the vector
- * channel's farther neighbours (which contain none of those words) do not fill the page; when they found
- * nothing the vector channel also found, it adds its candidates freely. Best first, ties newest first, then
- * by id (descending).
+ * when the keyword channel did not find it) plus the vector weight times its place between the vector
+ * channel's farthest and nearest candidates (1 for the nearest). The vector weight is `weights.base` when
+ * some keyword candidate holds every word of the query, and rises by up to `weights.uncovered` as the best
+ * one covers less of the query's idf: a query whose keyword matches are only incidental words is ranked
+ * by meaning. At the base weight, an item only the vector channel found must be nearer than every item
+ * both channels found: when the words of the query found items, the vector channel's farther neighbours
+ * (which contain none of those words) do not fill the page; when they found nothing the vector channel
+ * also found, or covered the query poorly, it adds its candidates freely. Best first, ties newest first,
+ * then by id (descending).
  */
 
 /** The keyword channel's candidates, best first: BM25 score, and the share of the query's idf matched. */
@@ -58,7 +61,8 @@ export function fuseChannels(
   weights: FusionWeights,
 ): FusedCandidate[] {
   const best = Math.max(0, ...keyword.map((k) => k.score));
-  const strength = Math.min(1, Math.max(0, ...keyword.map((k) => k.coverage)));
+  // Rounded: a candidate holding every term sums its terms' shares to 1 within a float's error.
+  const strength = Math.min(1, Math.round(Math.max(0, ...keyword.map((k) => k.coverage)) * 1e6) / 1e6);
   const vectorWeight = weights.base + (1 - strength) * weights.uncovered;
   const distances = vector.map((v) => v.distance);
   const nearest = Math.min(...distances);

@@ -73,6 +73,8 @@ describe("fuseChannels", () => {
       [id(2), 0.75 + 0.25],
       [id(1), 1],
     ]);
+    // Shares that sum to 1 within a float's error count as the whole query.
+    expect(fuseChannels(keyword(1 - 1e-12), vector, WEIGHTS).map((f) => f.id)).toEqual([id(2), id(1)]);
     // A fifth of the query's idf at best (incidental words): weight 0.25 + 0.8 * 0.75 = 0.85, no gate.
     const weak = fuseChannels(keyword(0.2), vector, WEIGHTS);
     expect(weak.map((f) => f.id)).toEqual([id(2), id(1), id(3), id(4)]);
