@@ -8,7 +8,7 @@ import type { EmbeddingKey, NearItem, NearItemsOptions } from "../domain/item-em
 import type { ItemKind } from "../domain/item-schema";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { assertIndexable, modelPredicate, vectorLiteral, vectorType } from "./item-chunk-index";
-import { ownedInTextIndex, visibleBranches, visibleTo } from "./item-rows";
+import { ownedCount, ownedInTextIndex, visibleBranches, visibleTo } from "./item-rows";
 import { items } from "./schema";
 
 export interface VectorSearchOptions {
@@ -132,13 +132,19 @@ function nearestByEither(nearest: NearestQuery): SQL {
   // item, and the exact plan reads their chunks without finding them again (a person's 2,000 items took
   // 140 ms to count and as long again to read for the exact plan, at 100,000 items).
   // (Stopping at `decided` always makes n * n exceed greatest(n, all chunks) * steps, so the graph.)
+  // Without filters the viewer sees at least the items they own, whose number is kept: when it reaches
+  // `decided` the graph is chosen without counting (9 ms of a 28 ms semantic search at 100,000 items).
+  // (CASE evaluates the count only when its branch is taken.)
+  const counted = sql`(select n >= ${VISIBLE_COUNT_CAP}::int
+    or n::float8 * n > greatest(n, ${allChunks}) * ${steps}::float8
+    from (select count(*)::int as n from visible) v)`;
+  const unfiltered = filters.every((f) => f === undefined);
+  const graph = unfiltered
+    ? sql`case when ${ownedCount(subjectKey)} >= ${decided} then true else ${counted} end`
+    : counted;
   return sql`
     with visible as materialized (${visibleItems(subjectKey, filters, byPeople, decided)}),
-    size as materialized (
-      select n >= ${VISIBLE_COUNT_CAP}::int
-        or n::float8 * n > greatest(n, ${allChunks}) * ${steps}::float8 as graph
-      from (select count(*)::int as n from visible) v
-    )
+    size as materialized (select ${graph} as graph)
     (select * from (${exactOver(sql`visible`, nearest)}) e where not (select graph from size))
     union all
     (select * from (${nearestByIndex(nearest)}) x where (select graph from size))`;

@@ -3,6 +3,7 @@ import { and, eq, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Item, ItemSummary } from "../domain/items";
 import { localName } from "../domain/workspaces";
 import { items, OWNER_KIND_SEPARATOR, ownerKeys } from "./schema";
+import { itemVersions } from "./schema-people";
 
 /**
  * The access rule, in SQL, for every read: a subject (user or team key) sees an item it owns, or whose
@@ -43,6 +44,14 @@ export function ownedInTextIndex(subjectKey: string, kinds: readonly string[] = 
   if (kinds.length === 0) return owned;
   const ownersKinds = kinds.map((kind) => `${subjectKey}${OWNER_KIND_SEPARATOR}${kind}`);
   return sql`(${owned} and ${keys} && ${sql.param(ownersKinds)}::text[])`;
+}
+
+/**
+ * How many items the subject owns, as the triggers on items keep it per owner (item_versions,
+ * drizzle/0025): one indexed lookup, committed with every write and read in the statement's snapshot.
+ */
+export function ownedCount(subjectKey: string): SQL {
+  return sql`(select coalesce(sum(${itemVersions.items}), 0) from ${itemVersions} where ${eq(itemVersions.ownerId, subjectKey)})`;
 }
 
 /** The keys a subject is addressed by in shared_with: its own and its teams' (text[]). */

@@ -28,12 +28,11 @@
  * than that, or the query has one scored term, the newest CANDIDATE_BUDGET items matching it are ranked: the
  * cost stays bounded.
  */
-import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { ownedInTextIndex, visibleBranches } from "./item-rows";
+import { ownedCount, ownedInTextIndex, visibleBranches } from "./item-rows";
 import { type KeywordQuery, termAlternatives } from "./keyword-query";
 import { items } from "./schema";
-import { itemVersions } from "./schema-people";
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -157,7 +156,7 @@ export async function keywordStatistics(
       from (select dl, ${readOnce(sql`search`)} as search from sample offset 0) t),
     shared_df as materialized (select 1 ${sql.join(countEach("df"), sql``)}
       from (select ${readOnce(items.search)} as search from ${sharedItems} offset 0) t),
-    n as materialized (select (select coalesce(sum(${itemVersions.items}), 0) from ${itemVersions} where ${eq(itemVersions.ownerId, subjectKey)})
+    n as materialized (select ${ownedCount(subjectKey)}
       + (select count(*) from ${sharedItems}) as documents)
     select n.documents, s.sample_size, s.average_length ${sql.join(perTerm, sql``)} from s, n`);
   const row = (result.rows[0] ?? {}) as Record<string, unknown>;
