@@ -186,10 +186,7 @@ export function createResearchTools(deps: {
         since: input.since ? new Date(input.since) : undefined,
         until: input.until ? new Date(input.until) : undefined,
         people: input.people,
-        involving:
-          input.person || input.people?.length
-            ? whileSearching(byPeople(input.person, input.people))
-            : undefined,
+        involving: whileSearching(byPeople(input.person, input.people)),
         limit: input.limit,
       });
       return { items: page.items.map((hit) => withSnippet(hit, hit.snippet)) };

@@ -39,12 +39,9 @@ export async function searchItems(
   }
   // Person ids and names resolve through the viewer's people to identifiers (app/people.ts), while the
   // store starts what needs no filter.
-  const filtered = Boolean(person?.length || query.people?.length);
-  const involving = filtered
-    ? whileSearching(
-        searchIdentifiers(services, { subjectKey, email: viewerEmail }, { person, people: query.people }),
-      )
-    : undefined;
+  const involving = whileSearching(
+    searchIdentifiers(services, { subjectKey, email: viewerEmail }, { person, people: query.people }),
+  );
   const page = await services.items.search(subjectKey, { ...query, involving });
   event.itemIds = page.items.map((hit) => hit.id);
   return page;

@@ -28,16 +28,10 @@ export const FUSION_DEPTH = 50;
 /** Semantic search ranks the vector channel's top SEMANTIC_DEPTH items. */
 export const SEMANTIC_DEPTH = 100;
 
-/** The vector channel's statement: its `depth` nearest visible items passing the filters' `conditions`. */
-function vectorChannel(
-  subjectKey: string,
-  vector: QueryEmbedding,
-  depth: number,
-  filters: SearchFilters,
-  conditions: (SQL | undefined)[],
-) {
+/** The vector channel's statement: its `depth` nearest visible items passing `filters`. */
+function vectorChannel(subjectKey: string, vector: QueryEmbedding, depth: number, filters: SearchFilters) {
   const key = { model: vector.model, dimensions: vector.vector.length };
-  const where = conditions.filter((c): c is SQL => c !== undefined);
+  const where = filters.conditions.filter((c): c is SQL => c !== undefined);
   const options = { limit: depth, where, byPeople: filters.people };
   return {
     statement: vectorSearchQuery(subjectKey, vector.vector, key, options),
@@ -64,7 +58,7 @@ export async function semanticSearch(
 ): Promise<SearchPage> {
   const cursor = cursorText ? decodeFusedCursor(cursorText, "v") : undefined;
   const conditions = fusedConditions(filters.conditions, cursor);
-  const vec = vectorChannel(subjectKey, vector, SEMANTIC_DEPTH, filters, conditions);
+  const vec = vectorChannel(subjectKey, vector, SEMANTIC_DEPTH, { ...filters, conditions });
   const after = rankedAfter(sql`(v.score, i.occurred_at, i.id)`, cursor);
   const rows = await runWithDeadline(
     db,
@@ -123,7 +117,7 @@ export async function hybridSearch(
     return { stats, rows };
   };
   const vectorTop = (embedding: QueryEmbedding) => {
-    const vec = vectorChannel(subjectKey, embedding, FUSION_DEPTH, filters, conditions);
+    const vec = vectorChannel(subjectKey, embedding, FUSION_DEPTH, { ...filters, conditions });
     return runWithDeadline(
       db,
       sql`select v.item_id as id, v.distance, v.snippet, i.occurred_at, statement_timestamp() as at

@@ -74,7 +74,7 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   // A time window and one kind keep a newest-first walk in an index's order; people and several kinds do
   // not (keyword-ranking.ts boundedScan).
-  const byPeople = Boolean(query.people?.length || query.involving);
+  const byPeople = Boolean(people.length || involving?.identifiers.length);
   const ordered = !byPeople && (query.kinds?.length ?? 0) <= 1;
   const kinds = query.kinds ?? [];
   const searchFilters = { conditions: filters, ordered, kinds, people: byPeople };

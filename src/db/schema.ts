@@ -48,9 +48,8 @@ const vector = customType<{ data: number[]; driverData: string }>({
 /** Between an owner's key and a kind in the text index's owner keys: in no owner key and no kind. */
 export const OWNER_KIND_SEPARATOR = "\x1f";
 /**
- * The text index's owner keys of an item (drizzle/0028): its owner's, and its owner's with its kind
- * (OWNER_KIND_SEPARATOR between). One expression for the index and for the queries that read it
- * (item-rows.ts ownedInTextIndex), which the planner matches only when it is the same.
+ * The text index's owner keys of an item (drizzle/0028): its owner's, and with OWNER_KIND_SEPARATOR its kind.
+ * One expression for the index and the reads the planner must match to it (item-rows.ts ownedInTextIndex).
  */
 export const ownerKeys = (t: { ownerId: AnyPgColumn; kind: AnyPgColumn }) =>
   sql`array[${t.ownerId}, ${t.ownerId} || E'\\x1f' || ${t.kind}]`;
@@ -86,9 +85,8 @@ export const items = pgTable(
     personLinks: jsonb("person_links").$type<StoredPersonLink[]>().notNull().default([]),
     peopleKeys: text("people_keys").array().notNull().default(sql`'{}'::text[]`),
     /**
-     * Full-text index of title, author and the body's first 200,000 characters: a tsvector holds at most
-     * 1 MB of lexemes, so a longer body is stored whole but indexed by its beginning. Kept in the row
-     * (STORAGE MAIN, drizzle/0029: drizzle has no word for it), where scoring and rechecking read it.
+     * Full-text index of title, author and the body's first 200,000 characters (a tsvector holds at most
+     * 1 MB), kept in the row where scoring reads it (STORAGE MAIN, drizzle/0029: drizzle has no word for it).
      */
     search: tsvector("search")
       .notNull()
@@ -108,10 +106,9 @@ export const items = pgTable(
     index("items_owner_kind_occurred_id_idx").on(t.ownerId, t.kind, t.occurredAt, t.id),
     index("items_shared_with_idx").using("gin", t.sharedWith),
     /**
-     * The text index, also keyed by owner, by owner and kind, and by the people an item names (drizzle/0027,
-     * 0028): one scan of it finds a viewer's own items matching a query, of a kind filter's kinds and a person
-     * filter's (item-rows.ts ownedInTextIndex), with no bitmap of all the owner's, the kind's or the person's
-     * items to AND.
+     * The text index, also keyed by owner, owner and kind, and the people an item names (drizzle/0027, 0028):
+     * one scan finds a viewer's own items matching a query, a kind filter and a person filter (item-rows.ts
+     * ownedInTextIndex), with no bitmap of all the owner's, the kind's or the person's items to AND.
      */
     index("items_search_idx").using("gin", t.search, sql`(${ownerKeys(t)})`, t.peopleKeys),
     index("items_people_pending_idx").on(t.id).where(sql`${t.peoplePending}`),

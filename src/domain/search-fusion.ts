@@ -71,7 +71,7 @@ export function fuseChannels(
   const keywordRank = new Map(keyword.map((k, i) => [k.id, { rank: i + 1, k }]));
   const vectorRank = new Map(vector.map((v, i) => [v.id, { rank: i + 1, v }]));
   const bothFound = vector.filter((v) => keywordRank.has(v.id)).map((v) => v.distance);
-  const gated = bothFound.length > 0 && vectorWeight === weights.base;
+  const gated = bothFound.length > 0 && (strength === 1 || weights.uncovered === 0);
   const reach = gated ? Math.min(...bothFound) : Number.POSITIVE_INFINITY;
 
   const fused: FusedCandidate[] = keyword.map((k, i) => {
