@@ -254,18 +254,18 @@ describe("the embedding index's missing items (the daily backfill's pages)", () 
 });
 
 describe("ensureVectorIndex", () => {
-  it("creates a partial HNSW cosine index over the model's vectors at their size, once", async () => {
+  it("creates a partial HNSW cosine index over the model's vectors at their size in half precision, once", async () => {
     const key = modelKey(8);
     const first = await ensureVectorIndex(db, key);
     expect(first).toEqual({ name: await vectorIndexName(key), created: true });
     expect(await ensureVectorIndex(db, key)).toEqual({ name: first.name, created: false });
     const definition = await indexDefinition(first.name);
-    expect(definition).toMatch(/USING hnsw \(\(\(embedding\)::vector\(8\)\) vector_cosine_ops\)/);
+    expect(definition).toMatch(/USING hnsw \(\(\(embedding\)::halfvec\(8\)\) halfvec_cosine_ops\)/);
     expect(definition).toContain(`WHERE ((model = '${key.model}'::text) AND (dimensions = 8))`);
     await dropIndex(first.name);
   });
 
-  it("indexes vectors past 2,000 dimensions as halfvec, and quotes a model id with a quote in it", async () => {
+  it("indexes vectors past 2,000 dimensions (more than an index over vector takes), and quotes a model id with a quote in it", async () => {
     const key = { model: `test:${crypto.randomUUID()}'s`, dimensions: 3072 };
     const { name } = await ensureVectorIndex(db, key);
     const definition = await indexDefinition(name);

@@ -356,7 +356,7 @@ export const teamMembers = pgTable(
  * `snippet` is the beginning of that span, enough to show a search hit without reading the body.
  *
  * `embedding` has no dimension, so no index can be built on the column itself: each (model, dimensions)
- * gets its own partial HNSW index over `embedding::vector(N)`, created by the code when the model is first
+ * gets its own partial HNSW index over `embedding::halfvec(N)`, created by the code when the model is first
  * used (db/item-chunks.ts ensureVectorIndex); rows of other dimensions fall outside its predicate.
  */
 export const itemChunks = pgTable(

@@ -1,14 +1,17 @@
 /**
  * The deploy guide's migration commands against a real PostgreSQL (TEST_DATABASE_URL's server), each on a fresh
  * database that is dropped afterwards: `npm run db:migrate` and `npx drizzle-kit migrate` both read DATABASE_URL,
- * apply every migration of drizzle/ once, and a second run changes nothing.
+ * apply every migration of drizzle/ once, and a second run changes nothing; a migration that rebuilds what a
+ * database already holds (a model's vector index) does so on a database that holds it.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFreshDatabase, dropDatabase, MIGRATIONS_FOLDER } from "../../scripts/lib/migrate";
+import { vectorIndexName } from "../../src/db/item-chunk-index";
 
 const run = promisify(execFile);
 const adminUrl = process.env.TEST_DATABASE_URL!;
@@ -74,5 +77,43 @@ describe("migrating a new database as the deploy guide says", () => {
     );
     expect(failure?.code).toBe(2);
     expect(failure?.stderr).toContain("DATABASE_URL is not set");
+  });
+});
+
+describe("upgrading a database that holds vectors", () => {
+  it("rebuilds a model's HNSW index over halfvec under the name the code looks for, and drops the old one (drizzle/0030)", async () => {
+    const url = await freshDatabase();
+    await run("npm", ["run", "-s", "db:migrate"], withDatabase(url));
+    // A model's vectors and its index as they were built before: over vector(3), named without the type.
+    const model = "test:a model's";
+    const oldName = `item_chunks_hnsw_3_${createHash("sha256").update(`${model}\u00003`).digest("hex").slice(0, 12)}`;
+    const quoted = model.replaceAll("'", "''");
+    await query(
+      url,
+      `with item as (
+        insert into items (owner_id, source, external_id, kind, body, occurred_at, content_hash)
+        values ('upgrader', 'notes', 'n-1', 'note', 'a note', now(), 'h1') returning id)
+      insert into item_chunks (item_id, model, dimensions, chunk_index, content_hash, start_offset, end_offset, snippet, embedding)
+      select id, '${quoted}', 3, 0, 'h1', 0, 6, 'a note', '[1,0,0]'::vector from item`,
+    );
+    await query(
+      url,
+      `create index "${oldName}" on item_chunks using hnsw ((embedding::vector(3)) vector_cosine_ops)
+        where model = '${quoted}' and dimensions = 3`,
+    );
+    // The last migration applied again, as it runs on a database migrated before it.
+    await query(
+      url,
+      "delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)",
+    );
+    await run("npm", ["run", "-s", "db:migrate"], withDatabase(url));
+
+    const indexes = await query<{ indexname: string; indexdef: string }>(
+      url,
+      "select indexname, indexdef from pg_indexes where tablename = 'item_chunks' and indexname like 'item_chunks_hnsw_%'",
+    );
+    expect(indexes.map((i) => i.indexname)).toEqual([await vectorIndexName({ model, dimensions: 3 })]);
+    expect(indexes[0]!.indexdef).toMatch(/\(\(embedding\)::halfvec\(3\)\) halfvec_cosine_ops\) WHERE/);
+    expect(await appliedCount(url)).toBe(journal.entries.length);
   });
 });
