@@ -14,6 +14,8 @@ import { sha256Hex } from "./content-hash";
 
 /** pgvector's HNSW indexes `halfvec` up to 4,000 dimensions. */
 export const HNSW_MAX_HALFVEC_DIMENSIONS = 4000;
+/** The type a model's index holds (vectorType). */
+const INDEX_TYPE = "halfvec";
 
 /**
  * The index for a (model, dimensions): a partial HNSW index over `embedding::halfvec(N)` restricted to that
@@ -27,8 +29,6 @@ export async function vectorIndexName(key: EmbeddingKey): Promise<string> {
   const hash = (await sha256Hex(`${key.model}\u0000${key.dimensions}\u0000${INDEX_TYPE}`)).slice(0, 12);
   return `item_chunks_hnsw_${key.dimensions}_${hash}`;
 }
-
-const INDEX_TYPE = "halfvec";
 
 /**
  * Creates the model's HNSW index if it does not exist yet (CONCURRENTLY: writes go on while it builds),
