@@ -39,9 +39,11 @@ function vectorChannel(subjectKey: string, vector: QueryEmbedding, depth: number
   };
 }
 
-/** A fused search's conditions: a later page leaves out what was written after the first page's instant. */
-function fusedConditions(filters: (SQL | undefined)[], cursor: FusedCursor | undefined) {
-  return cursor ? [...filters, lte(items.updatedAt, cursor.at)] : filters;
+/** A fused search's filters: a later page leaves out what was written after the first page's instant. */
+function fusedFilters(filters: SearchFilters, cursor: FusedCursor | undefined): SearchFilters {
+  return cursor
+    ? { ...filters, conditions: [...filters.conditions, lte(items.updatedAt, cursor.at)] }
+    : filters;
 }
 
 /**
@@ -57,8 +59,7 @@ export async function semanticSearch(
   cursorText: string | undefined,
 ): Promise<SearchPage> {
   const cursor = cursorText ? decodeFusedCursor(cursorText, "v") : undefined;
-  const conditions = fusedConditions(filters.conditions, cursor);
-  const vec = vectorChannel(subjectKey, vector, SEMANTIC_DEPTH, { ...filters, conditions });
+  const vec = vectorChannel(subjectKey, vector, SEMANTIC_DEPTH, fusedFilters(filters, cursor));
   const after = rankedAfter(sql`(v.score, i.occurred_at, i.id)`, cursor);
   const rows = await runWithDeadline(
     db,
@@ -104,20 +105,20 @@ export async function hybridSearch(
 ): Promise<SearchPage | null> {
   const { keyword, vector } = channels;
   const cursor = cursorText ? decodeFusedCursor(cursorText, "kv") : undefined;
-  const conditions = fusedConditions(filters.conditions, cursor);
+  const scoped = fusedFilters(filters, cursor);
   const keywordTop = async () => {
     const stats = cursor?.stats ?? (await keyword.statistics());
     const rows = await runWithDeadline(
       db,
       sql`select k.id, k.score, k.coverage, k.occurred_at, statement_timestamp() as at
-        from (${keywordRanked(subjectKey, keyword.query, stats, { ...filters, conditions })}) k
+        from (${keywordRanked(subjectKey, keyword.query, stats, scoped)}) k
         order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
       [NO_JIT],
     );
     return { stats, rows };
   };
   const vectorTop = (embedding: QueryEmbedding) => {
-    const vec = vectorChannel(subjectKey, embedding, FUSION_DEPTH, { ...filters, conditions });
+    const vec = vectorChannel(subjectKey, embedding, FUSION_DEPTH, scoped);
     return runWithDeadline(
       db,
       sql`select v.item_id as id, v.distance, v.snippet, i.occurred_at, statement_timestamp() as at

@@ -64,17 +64,15 @@ export async function searchItems(db: Db, subjectKey: string, query: SearchQuery
     keyword && !query.cursor ? whileSearching(keywordStatistics(db, subjectKey, keyword)) : null;
   const involving = query.involving ? await query.involving : undefined;
   const people = involving ? involving.people : (query.people ?? []);
+  const byPeople = Boolean(people.length || involving?.identifiers.length);
   const filters: (SQL | undefined)[] = [];
   if (query.kinds?.length) filters.push(inArray(items.kind, query.kinds));
   if (query.since) filters.push(gte(items.occurredAt, query.since));
   if (query.until) filters.push(lt(items.occurredAt, query.until));
-  if (people.length || involving?.identifiers.length) {
-    filters.push(or(...people.map(involves), namesAnyOf(involving?.identifiers ?? [])));
-  }
+  if (byPeople) filters.push(or(...people.map(involves), namesAnyOf(involving?.identifiers ?? [])));
   if (!q) return newestFirst(db, subjectKey, filters, limit, query.cursor);
   // A time window and one kind keep a newest-first walk in an index's order; people and several kinds do
   // not (keyword-ranking.ts boundedScan).
-  const byPeople = Boolean(people.length || involving?.identifiers.length);
   const ordered = !byPeople && (query.kinds?.length ?? 0) <= 1;
   const kinds = query.kinds ?? [];
   const searchFilters = { conditions: filters, ordered, kinds, people: byPeople };
