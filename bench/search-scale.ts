@@ -18,6 +18,7 @@
  * builds the HNSW index once; the time until every item of the user is indexed (GET /admin/embeddings) and
  * until the index is valid gives the embedding throughput. The keyword shapes ask for mode=keyword, and
  * hybrid and semantic shapes are timed beside them.
+ * The worker runs as deployed, without wrangler's inspector (BENCH_INSPECTOR=1 keeps it).
  * BENCH_KEEP_DATABASE=1 keeps the database (100,000 items take about 5 minutes to ingest and embed here);
  * BENCH_REUSE_DATABASE=<its name> then times the shapes again on it without loading anything (with
  * BENCH_RESUME=1: finishes a load that was cut short, see below).
@@ -66,7 +67,15 @@ const embedder: Record<string, string> = fake
   : {};
 const reused = process.env.BENCH_REUSE_DATABASE !== undefined;
 // A fresh load ingests with no model, then switches the model on (see the header).
-const stack = await startBenchStack("search-scale", reused ? embedder : {}, tap.url);
+// As deployed: wrangler's inspector copies every subrequest's body to its Node.js process, which costs a
+// search with more subrequests more (BENCH_INSPECTOR=1 keeps it).
+const stack = await startBenchStack(
+  "search-scale",
+  reused ? embedder : {},
+  tap.url,
+  undefined,
+  process.env.BENCH_INSPECTOR === "1",
+);
 const direct = new URL(stack.databaseUrl);
 const target = new URL(ADMIN_URL);
 direct.hostname = target.hostname;

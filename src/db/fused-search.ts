@@ -6,14 +6,8 @@
  * carries the first page's instant, and later pages leave out items written after it.
  */
 import { lte, type SQL, sql } from "drizzle-orm";
-import type { QueryEmbedding, SearchHit, SearchPage } from "../domain/items";
-import {
-  compareFused,
-  type FusedCandidate,
-  type FusedPosition,
-  type FusionWeights,
-  fuseChannels,
-} from "../domain/search-fusion";
+import type { QueryEmbedding, SearchPage } from "../domain/items";
+import { compareFused, type FusedPosition, type FusionWeights, fuseChannels } from "../domain/search-fusion";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { toDate, visibleTo } from "./item-rows";
@@ -87,11 +81,17 @@ export async function semanticSearch(
   };
 }
 
+/** An item's columns as a hit shows them, from `i`, the items table joined by a channel's statement. */
+const hitColumns = sql`i.kind, i.source, i.external_id, i.title, i.author`;
+
 /**
  * Both channels, each statement on its own connection at once (the keyword channel after its statistics,
  * unless the cursor carries them, and from the start; the vector channel once the query's embedding has
- * come), fused in domain/search-fusion.ts; then the page's items, under the access rule again (an item may
- * have been unshared in between), with their snippets. Null when the query could not be embedded: the
+ * come), fused in domain/search-fusion.ts. Each channel's statement answers its candidates' columns too,
+ * under the access rule in the same snapshot, so a page costs two statements one after the other, as a
+ * keyword search does: the keyword channel cuts headlines for its first `limit` candidates of a first page
+ * (the page when the vector channel changes nothing), and only a hit without one or a chunk's snippet has
+ * its headline cut by a third statement (pageHeadlines). Null when the query could not be embedded: the
  * caller answers with the keyword channel alone.
  */
 export async function hybridSearch(
@@ -106,13 +106,21 @@ export async function hybridSearch(
   const { keyword, vector } = channels;
   const cursor = cursorText ? decodeFusedCursor(cursorText, "kv") : undefined;
   const scoped = fusedFilters(filters, cursor);
+  const headlines = cursor ? 0 : limit;
   const keywordTop = async () => {
     const stats = cursor?.stats ?? (await keyword.statistics());
     const rows = await runWithDeadline(
       db,
-      sql`select k.id, k.score, k.coverage, k.occurred_at, statement_timestamp() as at
-        from (${keywordRanked(subjectKey, keyword.query, stats, scoped)}) k
-        order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int`,
+      sql`with k as (
+          select k.id, k.score, k.coverage, k.occurred_at,
+            row_number() over (order by k.score desc, k.occurred_at desc, k.id desc) as place
+          from (${keywordRanked(subjectKey, keyword.query, stats, scoped)}) k
+          order by k.score desc, k.occurred_at desc, k.id desc limit ${FUSION_DEPTH}::int)
+        select k.id, k.score, k.coverage, k.occurred_at, ${hitColumns},
+          case when k.place <= ${headlines}::int then ${headline(sql`i.body`, keyword.query.terms)} end as snippet,
+          statement_timestamp() as at
+        from k join ${items} i on i.id = k.id
+        order by k.place`,
       [NO_JIT],
     );
     return { stats, rows };
@@ -121,7 +129,7 @@ export async function hybridSearch(
     const vec = vectorChannel(subjectKey, embedding, FUSION_DEPTH, scoped);
     return runWithDeadline(
       db,
-      sql`select v.item_id as id, v.distance, v.snippet, i.occurred_at, statement_timestamp() as at
+      sql`select v.item_id as id, v.distance, v.snippet, i.occurred_at, ${hitColumns}, statement_timestamp() as at
         from (${vec.statement}) v join ${items} i on i.id = v.item_id
         order by v.distance, v.item_id`,
       vec.settings,
@@ -149,36 +157,34 @@ export async function hybridSearch(
   const last = page.at(-1);
   const instants = [...kw.rows, ...near].map((r) => toDate(r.at as Date | string).getTime());
   const at = cursor?.at ?? (instants.length > 0 ? new Date(Math.min(...instants)) : undefined);
-  // The next page starts below this page's last candidate, even one whose item is gone since (fusedHits).
   const more = rest.length > limit && last && at;
+  // An item both channels found has the keyword row: its headline, when the channel cut one.
+  const rows = new Map([...near, ...kw.rows].map((r) => [String(r.id), r]));
+  const snippets = new Map(page.map((f) => [f.id, f.chunkSnippet ?? rows.get(f.id)?.snippet]));
+  const missing = page.filter((f) => snippets.get(f.id) == null).map((f) => f.id);
+  if (missing.length > 0) {
+    for (const [id, text] of await pageHeadlines(db, subjectKey, keyword.query, missing))
+      snippets.set(id, text);
+  }
   return {
-    items: await fusedHits(db, subjectKey, keyword.query, page),
+    items: page.map((f) => rankedHit({ ...rows.get(f.id), score: f.score, snippet: snippets.get(f.id) })),
     nextCursor: more ? nextFused({ channels: "kv", at, stats: kw.stats }, last) : null,
   };
 }
 
-/** The fused candidates' items in the candidates' order, each with its chunk's snippet or a headline. */
-async function fusedHits(
+/** Headlines of the given items (those of a page whose channel rows carry none), under the access rule. */
+async function pageHeadlines(
   db: Db,
   subjectKey: string,
   keyword: KeywordQuery,
-  wanted: FusedCandidate[],
-): Promise<SearchHit[]> {
-  if (wanted.length === 0) return [];
-  const cut = wanted.filter((f) => f.chunkSnippet === null).map((f) => f.id);
+  ids: string[],
+): Promise<Map<string, string>> {
   const rows = await runWithDeadline(
     db,
-    sql`select ${items.id} as id, ${items.kind} as kind, ${items.source} as source, ${items.externalId} as external_id,
-      ${items.title} as title, ${items.author} as author, ${items.occurredAt} as occurred_at,
-      case when ${items.id} = any(${sql.param(cut)}::uuid[])
-        then ${headline(items.body, keyword.terms)} end as snippet
-    from ${items} where ${items.id} = any(${sql.param(wanted.map((f) => f.id))}::uuid[]) and ${visibleTo(subjectKey)}`,
+    sql`select ${items.id} as id, ${headline(items.body, keyword.terms)} as snippet
+    from ${items} where ${items.id} = any(${sql.param(ids)}::uuid[]) and ${visibleTo(subjectKey)}`,
   );
-  const byId = new Map(rows.map((r) => [String(r.id), r]));
-  return wanted.flatMap((f) => {
-    const row = byId.get(f.id);
-    return row ? [rankedHit({ ...row, score: f.score, snippet: f.chunkSnippet ?? row.snippet })] : [];
-  });
+  return new Map(rows.map((r) => [String(r.id), String(r.snippet ?? "")]));
 }
 
 /** The cursor of the page after the one that ends at `last`. */

@@ -9,7 +9,7 @@ import { newUserId } from "../support/auth";
 import { fakeLlm } from "../support/fake-llm-control";
 import { call, ingest, item, json, warmUpWorker } from "../support/items";
 import { registerMembers } from "../support/workspaces";
-import { chunkCount, externalIds, MODES, type Page, search, untilIndexed } from "./support";
+import { chunkCount, externalIds, type Hit, MODES, type Page, search, untilIndexed } from "./support";
 
 beforeAll(warmUpWorker);
 
@@ -174,6 +174,45 @@ describe("hybrid search with an embedder configured", () => {
       const other = mode === "hybrid" ? "semantic" : "hybrid";
       const res = await call(user, "GET", `/items?q=budget&mode=${other}&cursor=${first.nextCursor}`);
       expect(res.status).toBe(400);
+    }
+  });
+
+  it("gives every hit on every page its chunk's snippet or the headline keyword search cuts", async () => {
+    const user = newUserId("hy");
+    const filler = "Nothing in this sentence is about the subject at hand. ".repeat(8);
+    const outcomes = await ingest(
+      user,
+      Array.from({ length: 7 }, (_, i) =>
+        item({
+          externalId: `h-${i}`,
+          body: `${filler}The reindeer herd crossed the ${"river ".repeat(1 + (i % 3))}at dawn, day ${i}.`,
+          occurredAt: new Date(Date.UTC(2026, 1, 1 + i)).toISOString(),
+        }),
+      ),
+    );
+    await untilIndexed(
+      user,
+      outcomes.map((o) => o.id),
+    );
+    const q = "q=reindeer%20river";
+    const snippets = async (mode: string) =>
+      new Map(
+        (await search(user, `${q}&mode=${mode}&limit=100`)).items.map((h) => [h.externalId, h.snippet]),
+      );
+    const headlines = await snippets("keyword");
+    const chunks = await snippets("semantic");
+    expect([...headlines.values()].every((s) => s.includes("reindeer"))).toBe(true);
+    // Pages of two: the first page's headlines come with the keyword channel, a later page's afterwards.
+    const hits: Hit[] = [];
+    let page = await search(user, `${q}&limit=2`);
+    for (hits.push(...page.items); page.nextCursor; hits.push(...page.items)) {
+      page = await search(user, `${q}&limit=2&cursor=${page.nextCursor}`);
+    }
+    expect(hits).toHaveLength(7);
+    for (const hit of hits) {
+      expect([headlines.get(hit.externalId), chunks.get(hit.externalId)], hit.externalId).toContain(
+        hit.snippet,
+      );
     }
   });
 
