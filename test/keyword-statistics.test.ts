@@ -5,6 +5,7 @@
  * every write.
  */
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/config";
 import { createDb } from "../src/db/client";
@@ -64,6 +65,38 @@ describe("keyword statistics", () => {
     expect(await documents()).toBe(own.length + 4);
     expect((await call(viewer, "DELETE", `/items/${again!.id}`)).status).toBe(204);
     expect(await documents()).toBe(own.length + 3);
+  });
+
+  it("samples the newest items the viewer may see, those shared with them among them, and no one else's", async () => {
+    await warmUpWorker();
+    const [viewer, colleague, stranger] = [newUserId(), newUserId(), newUserId()];
+    await registerMembers(viewer, colleague);
+    const day = (n: number) => new Date(Date.UTC(2025, 5, 1 + n)).toISOString();
+    const items = (prefix: string, n: number, body: string, from: number, sharedWith?: string[]) =>
+      Array.from({ length: n }, (_, i) =>
+        item({
+          externalId: `${prefix}-${i}`,
+          body,
+          occurredAt: day(from + i),
+          ...(sharedWith ? { sharedWith } : {}),
+        }),
+      );
+    // The viewer's items are the oldest; the longer shared ones, and a stranger's newest, come after them.
+    await ingest(viewer, items("own", 2, "A short alpha note.", 0));
+    await ingest(colleague, items("shared", 3, `The beta report. ${"More text. ".repeat(40)}`, 10, [viewer]));
+    await ingest(stranger, items("elsewhere", 4, `beta ${"padding ".repeat(400)}`, 20));
+
+    const db = createDb(parseConfig(env));
+    const stats = await keywordStatistics(db, viewer, keywordQuery("alpha beta")!);
+    expect(stats.documents).toBe(5);
+    // A sample of every visible item counts exactly.
+    expect(stats.frequencies).toEqual([2, 3]);
+    const visible = sql`(owner_id = ${viewer} or (owner_id = ${colleague} and ${viewer} = any(shared_with)))`;
+    const mean = await db.execute(
+      sql`select avg(octet_length(title) + octet_length(author) + octet_length(body))::float8 as dl
+        from items where ${visible}`,
+    );
+    expect(stats.averageLength).toBeCloseTo(Number((mean.rows[0] as { dl: unknown }).dl), 3);
   });
 
   it("gives each candidate its coverage: the share of the query's idf it matches", async () => {

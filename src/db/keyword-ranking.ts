@@ -113,7 +113,10 @@ export async function keywordStatistics(
   const [owned, shared] = visibleBranches(subjectKey);
   const sharedItems = sql`(select * from ${items} where ${shared} offset 0) ${items}`;
   const newest = sql`order by ${items.occurredAt} desc, ${items.id} desc limit ${STATS_SAMPLE}::int`;
-  const sampleColumns = sql`${items.occurredAt} as occurred_at, ${items.id} as id, ${items.search} as search, ${itemLength} as dl`;
+  // The sample is chosen by its rows' keys and read by their row addresses afterwards: sorting the shared
+  // items with their tsvectors to find the newest took 6 ms more than sorting the keys (1,000 of them).
+  const sharedKeys = sql`(select ctid as tid, ${items.occurredAt}, ${items.id} from ${items} where ${shared} offset 0) ${items}`;
+  const keyColumns = (tid: SQL) => sql`${items.occurredAt} as occurred_at, ${items.id} as id, ${tid} as tid`;
   // A term's matches among the viewer's own items, up to DF_EXACT_CAP, and among the items shared with
   // them, counted for every term in one pass (shared_df, read only when a count runs).
   const capped = (term: string, i: number) => sql`((select count(*) from (
@@ -145,12 +148,15 @@ export async function keywordStatistics(
         else ${capped(term, i)} end as df_${n}`;
   });
   const result = await db.execute(sql`
-    with sample as materialized (
-      select * from (
-        (select ${sampleColumns} from ${items} where ${owned} ${newest})
+    with newest as (
+      select u.tid from (
+        (select ${keyColumns(sql`${items}.ctid`)} from ${items} where ${owned} ${newest})
         union all
-        (select ${sampleColumns} from ${sharedItems} ${newest})
+        (select ${keyColumns(sql`${items}.tid`)} from ${sharedKeys} ${newest})
       ) u order by occurred_at desc, id desc limit ${STATS_SAMPLE}::int
+    ),
+    sample as materialized (
+      select ${items.search} as search, ${itemLength} as dl from ${items} where ctid = any(array(select tid from newest))
     ),
     s as (select count(*) as sample_size, avg(t.dl) as average_length ${sql.join(countEach("sampled"), sql``)}
       from (select dl, ${readOnce(sql`search`)} as search from sample offset 0) t),
