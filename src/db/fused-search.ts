@@ -1,8 +1,8 @@
 /**
  * The searches with a vector channel (item-search.ts rankedSearch decides which runs): semantic, the
  * vector channel alone in one statement; hybrid, the keyword and vector channels as two statements at once
- * (each on its own connection, so the search costs about the slower one), fused in the worker
- * (domain/search-fusion.ts), then the page's items. Both page over one fixed candidate set: the cursor
+ * (each on its own connection, so the search costs about the slower one), each with its candidates'
+ * columns, fused in the worker (domain/search-fusion.ts). Both page over one fixed candidate set: the cursor
  * carries the first page's instant, and later pages leave out items written after it.
  */
 import { lte, type SQL, sql } from "drizzle-orm";
