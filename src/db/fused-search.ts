@@ -7,7 +7,13 @@
  */
 import { lte, type SQL, sql } from "drizzle-orm";
 import type { QueryEmbedding, SearchPage } from "../domain/items";
-import { compareFused, type FusedPosition, type FusionWeights, fuseChannels } from "../domain/search-fusion";
+import {
+  compareFused,
+  type FusedCandidate,
+  type FusedPosition,
+  type FusionWeights,
+  fuseChannels,
+} from "../domain/search-fusion";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { vectorSearchQuery, vectorSearchSettings } from "./item-chunk-search";
 import { toDate, visibleTo } from "./item-rows";
@@ -160,14 +166,13 @@ export async function hybridSearch(
   const more = rest.length > limit && last && at;
   // An item both channels found has the keyword row: its headline, when the channel cut one.
   const rows = new Map([...near, ...kw.rows].map((r) => [String(r.id), r]));
-  const snippets = new Map(page.map((f) => [f.id, f.chunkSnippet ?? rows.get(f.id)?.snippet]));
-  const missing = page.filter((f) => snippets.get(f.id) == null).map((f) => f.id);
-  if (missing.length > 0) {
-    for (const [id, text] of await pageHeadlines(db, subjectKey, keyword.query, missing))
-      snippets.set(id, text);
-  }
+  const snippetOf = (f: FusedCandidate) => f.chunkSnippet ?? rows.get(f.id)?.snippet;
+  const missing = page.filter((f) => snippetOf(f) == null).map((f) => f.id);
+  const cut = missing.length > 0 ? await pageHeadlines(db, subjectKey, keyword.query, missing) : new Map();
   return {
-    items: page.map((f) => rankedHit({ ...rows.get(f.id), score: f.score, snippet: snippets.get(f.id) })),
+    items: page.map((f) =>
+      rankedHit({ ...rows.get(f.id), score: f.score, snippet: snippetOf(f) ?? cut.get(f.id) }),
+    ),
     nextCursor: more ? nextFused({ channels: "kv", at, stats: kw.stats }, last) : null,
   };
 }

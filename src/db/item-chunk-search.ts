@@ -8,7 +8,7 @@ import type { EmbeddingKey, NearItem, NearItemsOptions } from "../domain/item-em
 import type { ItemKind } from "../domain/item-schema";
 import { type Db, NO_JIT, runWithDeadline } from "./client";
 import { assertIndexable, modelPredicate, vectorLiteral, vectorType } from "./item-chunk-index";
-import { ownedCount, ownedInTextIndex, visibleBranches, visibleTo } from "./item-rows";
+import { ownedCount, ownedInTextIndex, sharedItems, visibleBranches, visibleTo } from "./item-rows";
 import { items } from "./schema";
 
 export interface VectorSearchOptions {
@@ -204,15 +204,14 @@ function exactOver(visible: SQL, { query, key, candidates }: NearestQuery): SQL 
  * items come from the text index with it (VectorSearchOptions.byPeople).
  */
 function visibleItems(subjectKey: string, filters: (SQL | undefined)[], byPeople: boolean, cap?: SQL): SQL {
-  const [ownedByKey, shared] = visibleBranches(subjectKey);
+  const [ownedByKey] = visibleBranches(subjectKey);
   const owned = byPeople ? ownedInTextIndex(subjectKey) : ownedByKey;
   const limit = cap ? sql`limit ${cap}` : sql``;
   const columns = sql`${items.id} as id, ${items.contentHash} as content_hash`;
   return sql`
     (select ${columns} from ${items} where ${and(owned, ...filters)} ${limit})
     union all
-    (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
-      where ${and(sql`true`, ...filters)} ${limit})
+    (select ${columns} from ${sharedItems(subjectKey)} where ${and(sql`true`, ...filters)} ${limit})
     ${limit}`;
 }
 

@@ -29,6 +29,17 @@ export function visibleBranches(subjectKey: string, table: typeof items = items)
 }
 
 /**
+ * The items shared with the viewer (the rule's shared branch) as a subquery named `items`, with each row's
+ * address as `tid`. Fenced by OFFSET 0, it finds its rows by the shared_with index alone and a query's other
+ * conditions are tested on them (item-search.ts visibleRows says why); the columns a query does not use are
+ * left out of it.
+ */
+export function sharedItems(subjectKey: string): SQL {
+  const [, shared] = visibleBranches(subjectKey);
+  return sql`(select ctid as tid, * from ${items} where ${shared} offset 0) ${items}`;
+}
+
+/**
  * The owned branch of the rule as the text index reads it, and with `kinds` only the viewer's items of those
  * kinds: that index is keyed by owner and by owner and kind too (drizzle/0027, 0028), so one scan of it finds
  * the viewer's own items matching a query's terms (of those kinds, naming a person filter's identifiers).

@@ -30,7 +30,7 @@
  */
 import { and, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { ownedCount, ownedInTextIndex, visibleBranches } from "./item-rows";
+import { ownedCount, ownedInTextIndex, sharedItems, visibleBranches } from "./item-rows";
 import { type KeywordQuery, termAlternatives } from "./keyword-query";
 import { items } from "./schema";
 
@@ -110,12 +110,11 @@ export async function keywordStatistics(
   subjectKey: string,
   query: KeywordQuery,
 ): Promise<KeywordStats> {
-  const [owned, shared] = visibleBranches(subjectKey);
-  const sharedItems = sql`(select * from ${items} where ${shared} offset 0) ${items}`;
+  const [owned] = visibleBranches(subjectKey);
+  const shared = sharedItems(subjectKey);
   const newest = sql`order by ${items.occurredAt} desc, ${items.id} desc limit ${STATS_SAMPLE}::int`;
   // The sample is chosen by its rows' keys and read by their row addresses afterwards: sorting the shared
   // items with their tsvectors to find the newest took 6 ms more than sorting the keys (1,000 of them).
-  const sharedKeys = sql`(select ctid as tid, ${items.occurredAt}, ${items.id} from ${items} where ${shared} offset 0) ${items}`;
   const keyColumns = (tid: SQL) => sql`${items.occurredAt} as occurred_at, ${items.id} as id, ${tid} as tid`;
   // A term's matches among the viewer's own items, up to DF_EXACT_CAP, and among the items shared with
   // them, counted for every term in one pass (shared_df, read only when a count runs).
@@ -152,7 +151,7 @@ export async function keywordStatistics(
       select u.tid from (
         (select ${keyColumns(sql`${items}.ctid`)} from ${items} where ${owned} ${newest})
         union all
-        (select ${keyColumns(sql`${items}.tid`)} from ${sharedKeys} ${newest})
+        (select ${keyColumns(sql`${items}.tid`)} from ${shared} ${newest})
       ) u order by occurred_at desc, id desc limit ${STATS_SAMPLE}::int
     ),
     sample as materialized (
@@ -161,9 +160,9 @@ export async function keywordStatistics(
     s as (select count(*) as sample_size, avg(t.dl) as average_length ${sql.join(countEach("sampled"), sql``)}
       from (select dl, ${readOnce(sql`search`)} as search from sample offset 0) t),
     shared_df as materialized (select 1 ${sql.join(countEach("df"), sql``)}
-      from (select ${readOnce(items.search)} as search from ${sharedItems} offset 0) t),
+      from (select ${readOnce(items.search)} as search from ${shared} offset 0) t),
     n as materialized (select ${ownedCount(subjectKey)}
-      + (select count(*) from ${sharedItems}) as documents)
+      + (select count(*) from ${shared}) as documents)
     select n.documents, s.sample_size, s.average_length ${sql.join(perTerm, sql``)} from s, n`);
   const row = (result.rows[0] ?? {}) as Record<string, unknown>;
   const documents = Number(row.documents ?? 0);
@@ -318,7 +317,7 @@ function candidateRows(
   bounded: "walk" | "index" | null,
   kinds: readonly string[],
 ): SQL {
-  const [owned, shared] = visibleBranches(subjectKey);
+  const [owned] = visibleBranches(subjectKey);
   const columns = sql`${items.id} as id, ${items.occurredAt} as occurred_at, ${items.search} as search, ${itemLength} as dl`;
   const newest = sql`order by occurred_at desc, id desc limit ${CANDIDATE_BUDGET}::int`;
   const walk = bounded === "walk";
@@ -326,7 +325,6 @@ function candidateRows(
   const matches = sql`
       (select ${columns} from ${items} where ${and(walk ? owned : ownedInTextIndex(subjectKey, kinds), ...conditions)} ${each})
       union all
-      (select ${columns} from (select * from ${items} where ${shared} offset 0) ${items}
-        where ${and(sql`true`, ...conditions)} ${each})`;
+      (select ${columns} from ${sharedItems(subjectKey)} where ${and(sql`true`, ...conditions)} ${each})`;
   return bounded ? sql`select * from (${matches}) u ${newest}` : sql`select * from (${matches}) u`;
 }
