@@ -54,7 +54,6 @@ const GRAPH_STEP_COST = 4;
  * already held 100 items. Nearest chunks crowded into fewer items (long documents) answer fewer items.
  */
 const CHUNKS_PER_HIT = 2;
-const MAX_CHUNK_CANDIDATES = 400;
 
 /**
  * The vector channel of search, as SQL: the `limit` items the viewer may see (the access rule of
@@ -91,7 +90,7 @@ export function vectorSearchQuery(
     throw new Error(`the query vector has ${query.length} dimensions, not ${key.dimensions}`);
   }
   const limit = clampLimit(options.limit);
-  const candidates = Math.min(MAX_CHUNK_CANDIDATES, limit * CHUNKS_PER_HIT);
+  const candidates = limit * CHUNKS_PER_HIT;
   const filters = [
     options.kinds?.length ? inArray(items.kind, options.kinds) : undefined,
     options.since ? gte(items.occurredAt, options.since) : undefined,
@@ -222,7 +221,7 @@ function visibleItems(subjectKey: string, filters: (SQL | undefined)[], byPeople
 
 /** The session settings of a vector search (SET LOCAL: only for the transaction they run in). */
 export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
-  const candidates = Math.min(MAX_CHUNK_CANDIDATES, clampLimit(options.limit) * CHUNKS_PER_HIT);
+  const candidates = clampLimit(options.limit) * CHUNKS_PER_HIT;
   return [
     // pgvector 0.8.0: keep scanning the graph until enough rows pass the filters (the access rule).
     sql.raw(`set local hnsw.iterative_scan = relaxed_order`),
