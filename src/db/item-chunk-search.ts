@@ -90,7 +90,7 @@ export function vectorSearchQuery(
     throw new Error(`the query vector has ${query.length} dimensions, not ${key.dimensions}`);
   }
   const limit = clampLimit(options.limit);
-  const candidates = limit * CHUNKS_PER_HIT;
+  const candidates = chunkCandidates(options);
   const filters = [
     options.kinds?.length ? inArray(items.kind, options.kinds) : undefined,
     options.since ? gte(items.occurredAt, options.since) : undefined,
@@ -221,7 +221,7 @@ function visibleItems(subjectKey: string, filters: (SQL | undefined)[], byPeople
 
 /** The session settings of a vector search (SET LOCAL: only for the transaction they run in). */
 export function vectorSearchSettings(options: VectorSearchOptions = {}): SQL[] {
-  const candidates = clampLimit(options.limit) * CHUNKS_PER_HIT;
+  const candidates = chunkCandidates(options);
   return [
     // pgvector 0.8.0: keep scanning the graph until enough rows pass the filters (the access rule).
     sql.raw(`set local hnsw.iterative_scan = relaxed_order`),
@@ -299,6 +299,11 @@ export async function nearItems(
     itemId: String(row.item_id),
     similarity: Number(row.similarity),
   }));
+}
+
+/** The nearest chunks a search reads (the statement's and the graph's ef_search alike). */
+function chunkCandidates(options: VectorSearchOptions): number {
+  return clampLimit(options.limit) * CHUNKS_PER_HIT;
 }
 
 function clampLimit(limit: number | undefined): number {
