@@ -52,7 +52,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     closers.length = 0;
   };
   try {
-    await assertPortFree(options.port);
+    // Held until wrangler takes it, so no server started here (database, stand-in, inspector) is handed it.
+    const release = await reservePort(options.port);
+    closers.push(release);
     const devVars = options.useDevVars ? readDevVars() : {};
     let databaseUrl = options.databaseUrl;
     if (databaseUrl) {
@@ -88,6 +90,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       throw err;
     }
     const inspectorPort = await freePort();
+    await release();
     const wrangler = spawnWrangler(options, inspectorPort, {
       ...options.vars,
       ...pick(vars, ["DATABASE_URL", "NEON_LOCAL_ENDPOINT", "AUTH_JWT_SECRET"]),
@@ -108,10 +111,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 }
 
-/** Fails at once, naming the port, when another process listens on the service's port. */
-function assertPortFree(port: number): Promise<void> {
+/**
+ * Listens on the service's port (dropping any connection) until the returned function closes it (again, a
+ * no-op), failing at once, naming the port, when another process listens there.
+ */
+function reservePort(port: number): Promise<() => Promise<void>> {
   return new Promise((resolve, reject) => {
-    const server = createServer();
+    const server = createServer((socket) => socket.destroy());
     server.once("error", (err: NodeJS.ErrnoException) =>
       reject(
         err.code === "EADDRINUSE"
@@ -121,7 +127,10 @@ function assertPortFree(port: number): Promise<void> {
           : err,
       ),
     );
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve()));
+    server.listen(port, "127.0.0.1", () => {
+      let closed: Promise<void> | undefined;
+      resolve(() => (closed ??= new Promise((done) => server.close(() => done()))));
+    });
   });
 }
 

@@ -28,6 +28,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Its first line ends with the output's last, which is what a CI summary shows of an error. */
+export function startFailure(what: "exited" | "did not start", output: string): Error {
+  const last = output.trimEnd().split("\n").at(-1) ?? "";
+  return new Error(`npm run dev ${what} (last line: ${last || "none"}):\n${output}`);
+}
+
 export interface DevCommandOptions {
   /** A PostgreSQL database to run on instead of the embedded one (it is migrated at start). */
   databaseUrl?: string;
@@ -80,11 +86,11 @@ export async function startDevCommand(
   while (!output.includes("unified-memory is running")) {
     if (child.exitCode !== null) {
       await stop();
-      throw new Error(`npm run dev exited:\n${output}`);
+      throw startFailure("exited", output);
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`npm run dev did not start:\n${output}`);
+      throw startFailure("did not start", output);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
