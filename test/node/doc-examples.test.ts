@@ -6,12 +6,12 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { signDevToken } from "../../scripts/lib/token";
+import { freePort, startFailure } from "../support/node/dev-command";
 import { documentationFiles, pointedAt, shellBlocks } from "../support/node/doc-shell-blocks";
 
 const run = promisify(execFile);
@@ -20,14 +20,6 @@ const dataDir = mkdtempSync(`${tmpdir()}/um-doc-examples-`);
 const BLOCK = "@@doc-block ";
 let dev: ChildProcess;
 let url = "";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();
@@ -44,8 +36,8 @@ beforeAll(async () => {
   dev.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   const deadline = Date.now() + 240_000;
   while (!output.includes("[dev] Try:")) {
-    if (dev.exitCode !== null) throw new Error(`npm run dev exited:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`npm run dev did not start:\n${output}`);
+    if (dev.exitCode !== null) throw startFailure("exited", output);
+    if (Date.now() > deadline) throw startFailure("did not start", output);
     await new Promise((r) => setTimeout(r, 250));
   }
 }, 300_000);
