@@ -9,19 +9,11 @@
  * configured (only some models take it). Inputs are sent in batches within OpenAI's limits (2,048 inputs and 300,000 tokens a
  * request), one batch at a time.
  */
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  OpenAIError,
-} from "openai";
 import type { CreateEmbeddingResponse, EmbeddingCreateParams } from "openai/resources/embeddings";
 import { batchesOf } from "../domain/batches";
 import { checkVectors, type Embedder, EmbeddingError, type EmbeddingPurpose } from "../domain/embeddings";
+import { OPENAI_ERROR_CLASSES, openAiSdk } from "../llm/openai-sdk";
 import { embeddingErrorFromSdk } from "./embedding-errors";
-
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /** Inputs per request: well under OpenAI's 2,048, so an answer of 1,536-float vectors stays a few MB. */
 export const OPENAI_MAX_INPUTS_PER_REQUEST = 128;
@@ -47,23 +39,8 @@ export interface OpenAiEmbedderOptions {
   timeoutMs: number;
 }
 
-const ERROR_CLASSES = {
-  APIError,
-  APIUserAbortError,
-  APIConnectionTimeoutError,
-  APIConnectionError,
-  BaseError: OpenAIError,
-};
-
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
-  const sdk = new OpenAI({
-    apiKey: options.apiKey,
-    // Explicit, so the SDK never falls back to process.env (populated from bindings under nodejs_compat).
-    baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
-    timeout: options.timeoutMs,
-    // The caller (a queue consumer, a search) decides about retries.
-    maxRetries: 0,
-  });
+  const sdk = openAiSdk(options);
   const known = OPENAI_EMBEDDING_MODELS[options.model];
   const dimensions = options.dimensions ?? known?.dimensions ?? null;
   const provider = `openai:${options.model}`;
@@ -73,14 +50,14 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     try {
       return await sdk.embeddings.create({ ...params, encoding_format: encoding }, { signal });
     } catch (err) {
-      const error = embeddingErrorFromSdk(err, provider, ERROR_CLASSES);
+      const error = embeddingErrorFromSdk(err, provider, OPENAI_ERROR_CLASSES);
       const refused = error instanceof EmbeddingError && error.code === "embedding_bad_request";
       if (encoding === "float" || !refused) throw error;
       encoding = "float";
       try {
         return await sdk.embeddings.create({ ...params, encoding_format: encoding }, { signal });
       } catch (retryErr) {
-        throw embeddingErrorFromSdk(retryErr, provider, ERROR_CLASSES);
+        throw embeddingErrorFromSdk(retryErr, provider, OPENAI_ERROR_CLASSES);
       }
     }
   };

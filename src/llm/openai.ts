@@ -2,13 +2,6 @@
  * LlmClient over OpenAI Chat Completions (official SDK) with function calling. The base URL is
  * configurable, so any OpenAI-compatible server (Ollama, vLLM, ...) works.
  */
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  OpenAIError,
-} from "openai";
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -27,9 +20,8 @@ import {
   type StopReason,
 } from "../domain/llm";
 import { isPlainObject, parseToolArguments, toolInputSchema } from "./json-schema";
+import { OPENAI_ERROR_CLASSES, openAiSdk } from "./openai-sdk";
 import { translateSdkError } from "./sdk-errors";
-
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 export interface OpenAiClientOptions {
   model: string;
@@ -39,23 +31,8 @@ export interface OpenAiClientOptions {
   timeoutMs: number;
 }
 
-const ERROR_CLASSES = {
-  APIError,
-  APIUserAbortError,
-  APIConnectionTimeoutError,
-  APIConnectionError,
-  BaseError: OpenAIError,
-};
-
 export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
-  const sdk = new OpenAI({
-    apiKey: options.apiKey,
-    // Explicit, so the SDK never falls back to process.env (populated from bindings under nodejs_compat).
-    baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
-    timeout: options.timeoutMs,
-    // The subject's Durable Object owns retries, with backoff and a ledger entry per attempt.
-    maxRetries: 0,
-  });
+  const sdk = openAiSdk(options);
   // api.openai.com wants max_completion_tokens (reasoning models reject max_tokens); compatible servers
   // (Ollama, vLLM) have long understood max_tokens.
   const tokenLimitField = options.baseUrl === undefined ? "max_completion_tokens" : "max_tokens";
@@ -68,7 +45,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
           signal: request.signal,
         });
       } catch (err) {
-        throw translateSdkError(err, "openai", ERROR_CLASSES);
+        throw translateSdkError(err, "openai", OPENAI_ERROR_CLASSES);
       }
       return fromCompletion(completion);
     },
