@@ -28,10 +28,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Its first line ends with the output's last, which is what a CI summary shows of an error. */
+/**
+ * Its first line, which is what a CI summary shows of an error, names why: the dev command's own "failed to
+ * start" line, or else the output's last.
+ */
 export function startFailure(what: "exited" | "did not start", output: string): Error {
-  const last = output.trimEnd().split("\n").at(-1) ?? "";
-  return new Error(`npm run dev ${what} (last line: ${last || "none"}):\n${output}`);
+  const lines = output.trimEnd().split("\n");
+  const why = lines.find((line) => line.includes("[dev] failed to start")) ?? lines.at(-1) ?? "";
+  return new Error(`npm run dev ${what} (${why || "no output"}):\n${output}`);
 }
 
 export interface DevCommandOptions {
