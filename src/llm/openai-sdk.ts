@@ -11,7 +11,7 @@ import OpenAI, {
 } from "openai";
 import type { SdkErrorClasses } from "./sdk-errors";
 
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /** The SDK's error classes, for translateSdkError. */
 export const OPENAI_ERROR_CLASSES: SdkErrorClasses = {
