@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { startFakeLlm, workerVarsFor } from "../test/support/node/fake-llm/server";
 import { ROOT, readDevVars } from "./lib/dev-secret";
-import { type Stack, startStack } from "./lib/stack";
+import { reservePort, type Stack, startStack } from "./lib/stack";
 import { signDevToken, signInLink } from "./lib/token";
 import { demoHint, formatSummaries, loadDemo } from "./load-demo";
 
@@ -45,15 +45,11 @@ function settingsFromArgs(): Record<string, string> {
 
 async function main() {
   const vars: Record<string, string> = {};
+  // Held from here, so the fake LLM's free port is never the worker's (startStack releases it for wrangler).
+  const reserved = await reservePort(port);
+  closers.push(reserved);
   if (flags.has("--fake-llm")) {
-    // Any free port but the worker's: a free PORT (a test picks one) can be the one the system hands out.
-    // A second server started while the first holds that port gets another.
-    let fake = await startFakeLlm();
-    if (new URL(fake.url).port === String(port)) {
-      const taken = fake;
-      fake = await startFakeLlm();
-      await taken.close();
-    }
+    const fake = await startFakeLlm();
     closers.push(fake.close);
     console.log(`[dev] fake LLM (reference policies): ${fake.url}`);
     console.log(
@@ -68,6 +64,7 @@ async function main() {
     dataDir: `${dataDir}/pglite`,
     // Durable Object state lives beside the database, so wiping .data/ resets both together.
     persistTo: `${dataDir}/wrangler`,
+    reserved,
     useDevVars: true,
     vars,
     log: (line) => console.log(`[dev] ${line}`),

@@ -29,6 +29,11 @@ export interface StackOptions {
    * deployed: benchmarks of throughput, where the inspector's copies of every body cost more than the worker.
    */
   inspector?: boolean;
+  /**
+   * The port is already held by the caller (reservePort, released here once wrangler is about to take it),
+   * for a caller that starts servers of its own first.
+   */
+  reserved?: () => Promise<void>;
   /** Where wrangler's output goes; defaults to this process's stdout/stderr. */
   onOutput?: (chunk: string) => void;
   log?: (line: string) => void;
@@ -53,7 +58,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     // Held until wrangler takes it, so no server started here (database, stand-in, inspector) is handed it.
-    const release = await reservePort(options.port);
+    const release = options.reserved ?? (await reservePort(options.port));
     closers.push(release);
     const devVars = options.useDevVars ? readDevVars() : {};
     let databaseUrl = options.databaseUrl;
@@ -115,7 +120,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  * Listens on the service's port (dropping any connection) until the returned function closes it (again, a
  * no-op), failing at once, naming the port, when another process listens there.
  */
-function reservePort(port: number): Promise<() => Promise<void>> {
+export function reservePort(port: number): Promise<() => Promise<void>> {
   return new Promise((resolve, reject) => {
     const server = createServer((socket) => socket.destroy());
     server.once("error", (err: NodeJS.ErrnoException) =>
