@@ -21,7 +21,8 @@
  * The worker runs as deployed, without wrangler's inspector (BENCH_INSPECTOR=1 keeps it).
  * BENCH_KEEP_DATABASE=1 keeps the database (100,000 items take about 5 minutes to ingest and embed here);
  * BENCH_REUSE_DATABASE=<its name> then times the shapes again on it without loading anything (with
- * BENCH_RESUME=1: finishes a load that was cut short, see below).
+ * BENCH_RESUME=1: finishes a load that was cut short, see below), and SHAPES=<names> only some shapes.
+ * The JSON result gives each shape's p50/p99/max and each of its queries' median (perQuery).
  */
 import { writeFileSync } from "node:fs";
 import pg from "pg";
@@ -55,6 +56,8 @@ const WORD_TARGETS = [0.25, 0.12, 0.06, 0.03, 0.01, 0.003, 0.001, 0.0003];
 const PERSON_RANKS = [0, 1, 5, 20, 100, 300, 1000, 1999];
 const SEMANTIC = process.env.SEMANTIC !== "0";
 const INDEX_TIMEOUT_MS = Number(process.env.INDEX_TIMEOUT_MS ?? 3_600_000);
+/** SHAPES=<name>,<name>: times only these shapes (their names as printed), e.g. on a reused database. */
+const ONLY_SHAPES = process.env.SHAPES?.split(",");
 
 const tap = await startWireTap(ADMIN_URL);
 const fake = SEMANTIC ? await startFakeLlm() : null;
@@ -146,7 +149,8 @@ try {
   console.log(JSON.stringify(result, null, 2));
   console.log("\nshape                 p50 / p99 / max (ms)");
   for (const s of shapes) {
-    const t = timed[s.name]!;
+    const t = timed[s.name];
+    if (!t) continue;
     const slowest = `slowest: ${t.slowestQuery.query} (median ${t.slowestQuery.median} ms)`;
     console.log(`${s.name.padEnd(20)} ${fmt(t.median)} / ${fmt(t.p99)} / ${fmt(t.max)}   ${slowest}`);
   }
@@ -413,10 +417,12 @@ async function measure(shapes: Shape[]) {
     ReturnType<typeof summarize> & {
       queries: number;
       slowestQuery: { query: string; median: number };
+      perQuery: { query: string; median: number }[];
       statuses: Record<number, number>;
     }
   > = {};
   for (const shape of shapes) {
+    if (ONLY_SHAPES && !ONLY_SHAPES.includes(shape.name)) continue;
     const queries = shape.pages ? await pageQueries(shape.pages) : shape.queries;
     for (const query of queries) await (await search(query)).arrayBuffer(); // warm-up
     const load = await runLoad({
@@ -434,6 +440,7 @@ async function measure(shapes: Shape[]) {
       ...summarize(load.latenciesMs),
       queries: queries.length,
       slowestQuery: slowest,
+      perQuery,
       statuses: load.statuses,
     };
     const explained = shape.pages ? queries[queries.length > 1 ? 1 : 0]! : shape.explain;
