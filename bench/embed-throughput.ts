@@ -19,7 +19,7 @@
 import { signDevToken } from "../scripts/lib/token";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, type BenchStack, startBenchStack } from "./lib/bench-stack";
-import { type EmbeddingStatus, embeddingStatus } from "./lib/embedding-status";
+import { type EmbeddingStatus, embeddingStatus, pauseBeforeRead } from "./lib/embedding-status";
 import { cpuDelta, loadAverage, stackCpu } from "./lib/proc-cpu";
 import { syntheticWorkspace } from "./lib/synthetic-workspace";
 
@@ -74,7 +74,7 @@ async function until(user: string, since: number, done: (status: EmbeddingStatus
     const status = await embeddingStatus(stack.url, headers(user));
     if (status && done(status)) return status;
     if (performance.now() - since > INDEX_TIMEOUT_MS) throw new Error(`still ${JSON.stringify(status)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await pauseBeforeRead(status?.items ?? 0);
   }
 }
 const allIndexed = (status: EmbeddingStatus) => status.pending === 0 && status.indexed > 0;

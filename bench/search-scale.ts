@@ -31,7 +31,7 @@ import { signDevToken } from "../scripts/lib/token";
 import { postItems } from "../scripts/load-demo";
 import { startFakeLlm } from "../test/support/node/fake-llm/server";
 import { BENCH_SECRET, startBenchStack } from "./lib/bench-stack";
-import { embeddingStatus } from "./lib/embedding-status";
+import { embeddingStatus, pauseBeforeRead } from "./lib/embedding-status";
 import { runLoad } from "./lib/load";
 import { type Statement, startWireTap } from "./lib/pg-wire-tap";
 import { summarize } from "./lib/stats";
@@ -260,7 +260,7 @@ async function untilIndexed() {
       };
     }
     if (status) console.error(`[bench] embedded ${status.indexed}/${status.items} (${seconds()} s)`);
-    await new Promise((r) => setTimeout(r, 1000));
+    await pauseBeforeRead(status?.items ?? 0);
   }
 }
 
