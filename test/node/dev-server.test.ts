@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { signDevToken } from "../../scripts/lib/token";
-import { freePort, startFailure } from "../support/node/dev-command";
+import { freePort, untilOutput } from "../support/node/dev-command";
 
 const SECRET = "node-test-secret-that-is-long-enough-0123456789";
 const dataDir = mkdtempSync(`${tmpdir()}/um-dev-`);
@@ -43,13 +43,8 @@ async function startDev(args: string[] = [], options: { dir?: string; port?: num
   return dev;
 }
 
-async function ready(dev: Dev, line = "unified-memory is running"): Promise<void> {
-  const deadline = Date.now() + 150_000;
-  while (!dev.output().includes(line)) {
-    if (dev.process.exitCode !== null) throw startFailure("exited", dev.output());
-    if (Date.now() > deadline) throw startFailure("did not start", dev.output());
-    await new Promise((r) => setTimeout(r, 200));
-  }
+function ready(dev: Dev, line = "unified-memory is running"): Promise<void> {
+  return untilOutput(dev.process, dev.output, line, 150_000);
 }
 
 const token = signDevToken(SECRET, "ada");

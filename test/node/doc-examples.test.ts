@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/dev-secret";
 import { signDevToken } from "../../scripts/lib/token";
-import { freePort, startFailure } from "../support/node/dev-command";
+import { freePort, untilOutput } from "../support/node/dev-command";
 import { documentationFiles, pointedAt, shellBlocks } from "../support/node/doc-shell-blocks";
 
 const run = promisify(execFile);
@@ -34,12 +34,7 @@ beforeAll(async () => {
   let output = "";
   dev.stdout!.on("data", (c: Buffer) => (output += c.toString()));
   dev.stderr!.on("data", (c: Buffer) => (output += c.toString()));
-  const deadline = Date.now() + 240_000;
-  while (!output.includes("[dev] Try:")) {
-    if (dev.exitCode !== null) throw startFailure("exited", output);
-    if (Date.now() > deadline) throw startFailure("did not start", output);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await untilOutput(dev, () => output, "[dev] Try:", 240_000);
 }, 300_000);
 
 afterAll(async () => {

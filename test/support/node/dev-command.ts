@@ -29,13 +29,26 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Its first line, which is what a CI summary shows of an error, names why: the dev command's own "failed to
+ * Waits until the dev command's output holds `line`. Fails when the command exits first or after `withinMs`,
+ * the error's first line (what a CI summary shows of it) naming why: the dev command's own "failed to
  * start" line, or else the output's last.
  */
-export function startFailure(what: "exited" | "did not start", output: string): Error {
-  const lines = output.trimEnd().split("\n");
-  const why = lines.find((line) => line.includes("[dev] failed to start")) ?? lines.at(-1) ?? "";
-  return new Error(`npm run dev ${what} (${why || "no output"}):\n${output}`);
+export async function untilOutput(
+  child: ChildProcess,
+  output: () => string,
+  line: string,
+  withinMs: number,
+): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!output().includes(line)) {
+    const failed = child.exitCode !== null ? "exited" : Date.now() > deadline ? "did not start" : null;
+    if (failed) {
+      const lines = output().trimEnd().split("\n");
+      const why = lines.find((l) => l.includes("[dev] failed to start")) ?? lines.at(-1) ?? "";
+      throw new Error(`npm run dev ${failed} (${why || "no output"}):\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 export interface DevCommandOptions {
@@ -86,17 +99,11 @@ export async function startDevCommand(
     rmSync(dataDir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + readyWithinMs;
-  while (!output.includes("unified-memory is running")) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw startFailure("exited", output);
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw startFailure("did not start", output);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    await untilOutput(child, () => output, "unified-memory is running", readyWithinMs);
+  } catch (err) {
+    await stop();
+    throw err;
   }
   wranglerGroups.push(...childrenOf(child));
   return {
